@@ -1,0 +1,16 @@
+//! The Orbit gRPC contract, package `orbit.v1`, generated at build time from `proto/`.
+//!
+//! Every message and field is documented in `proto/orbit/v1/orbit.proto`; the generated types
+//! carry those comments. Messages also implement serde's traits following the proto3 JSON mapping
+//! (via pbjson), which is what the `orbit solve` JSON-lines format uses.
+
+#![allow(missing_docs, clippy::all, clippy::pedantic, missing_debug_implementations)]
+
+/// `orbit.v1`: jobs, results, events and the `Orbit` service.
+pub mod v1 {
+    include!(concat!(env!("OUT_DIR"), "/orbit.v1.rs"));
+    include!(concat!(env!("OUT_DIR"), "/orbit.v1.serde.rs"));
+}
+
+/// The encoded `FileDescriptorSet` of `proto/`, for server reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/orbit_descriptor.bin"));

@@ -1,0 +1,33 @@
+//! Size limits checked before a job is queued, so no input can make a worker allocate without
+//! bound. The server sets them from its flags and reports them in `ServerInfo`.
+
+/// Upper bounds on job sizes. Each solver's `validate` checks the ones that apply to it and answers
+/// [`SolveError::LimitExceeded`](crate::SolveError::LimitExceeded) stating the bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Vertices of an explicit game graph, or of a puzzle graph.
+    pub max_vertices: u64,
+    /// Edges of an explicit game graph, or of a puzzle graph.
+    pub max_edges: u64,
+    /// States of an implicit game (e.g. policeman-and-thief: 2 x cells^2).
+    pub max_states: u64,
+    /// Degree of a permutation group (points 0..d-1).
+    pub max_degree: u64,
+    /// Group elements a counting job may enumerate one by one.
+    pub max_group_elements: u64,
+    /// Total integers in one job's permutations (generators + candidates, targets), bounding memory.
+    pub max_permutation_entries: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_vertices: 20_000_000,
+            max_edges: 100_000_000,
+            max_states: 400_000_000,
+            max_degree: 100_000,
+            max_group_elements: 100_000_000,
+            max_permutation_entries: 50_000_000,
+        }
+    }
+}
