@@ -29,6 +29,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let descriptor_bytes = std::fs::read(&descriptor_path)?;
     pbjson_build::Builder::new()
         .register_descriptors(&descriptor_bytes)?
+        // Print every field, defaults included (vertex 0, zero counts), so scripts need not
+        // know proto3 default rules to read our output. Input may still omit them.
+        .emit_fields()
         .build(&[".orbit.v1"])?;
     Ok(())
 }

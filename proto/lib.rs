@@ -4,7 +4,12 @@
 //! carry those comments. Messages also implement serde's traits following the proto3 JSON mapping
 //! (via pbjson), which is what the `orbit solve` JSON-lines format uses.
 
-#![allow(missing_docs, clippy::all, clippy::pedantic, missing_debug_implementations)]
+#![allow(
+    missing_docs,
+    clippy::all,
+    clippy::pedantic,
+    missing_debug_implementations
+)]
 
 /// `orbit.v1`: jobs, results, events and the `Orbit` service.
 pub mod v1 {
@@ -13,4 +18,5 @@ pub mod v1 {
 }
 
 /// The encoded `FileDescriptorSet` of `proto/`, for server reflection.
-pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/orbit_descriptor.bin"));
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/orbit_descriptor.bin"));

@@ -73,13 +73,21 @@ impl SolveContext {
 
     /// A context wired to a cancel flag and, optionally, a progress sink.
     pub fn new(cancel: CancelFlag, progress: Option<Arc<dyn ProgressSink>>) -> Self {
-        Self { cancel, progress, last_permille: AtomicU32::new(0) }
+        Self {
+            cancel,
+            progress,
+            last_permille: AtomicU32::new(0),
+        }
     }
 
     /// `Err(SolveError::Cancelled)` once the job has been cancelled.
     #[inline]
     pub fn check(&self) -> Result<(), SolveError> {
-        if self.cancel.is_cancelled() { Err(SolveError::Cancelled) } else { Ok(()) }
+        if self.cancel.is_cancelled() {
+            Err(SolveError::Cancelled)
+        } else {
+            Ok(())
+        }
     }
 
     /// Whether the job has been cancelled.

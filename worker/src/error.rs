@@ -26,11 +26,17 @@ pub enum SolveError {
 impl SolveError {
     /// Shorthand for [`SolveError::InvalidArgument`].
     pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        SolveError::InvalidArgument { field: field.into(), reason: reason.into() }
+        SolveError::InvalidArgument {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 
     /// Shorthand for [`SolveError::LimitExceeded`].
     pub fn limit(what: impl Into<String>, limit: impl ToString) -> Self {
-        SolveError::LimitExceeded { what: what.into(), limit: limit.to_string() }
+        SolveError::LimitExceeded {
+            what: what.into(),
+            limit: limit.to_string(),
+        }
     }
 }

@@ -5,8 +5,14 @@
 //! converts protobuf into these types, submits them to the [`pool`], and converts the answers back.
 
 pub mod context;
+pub mod counting;
 pub mod error;
+pub mod game;
+pub mod group;
+pub mod job;
 pub mod limits;
+pub mod pool;
+pub mod puzzle;
 
 pub use context::{CancelFlag, SolveContext};
 pub use error::SolveError;

@@ -17,6 +17,12 @@ pub struct Limits {
     pub max_group_elements: u64,
     /// Total integers in one job's permutations (generators + candidates, targets), bounding memory.
     pub max_permutation_entries: u64,
+    /// Bytes a permutation group's stabiliser chain (explicit transversals, strong generators) or
+    /// its exported transversals may occupy.
+    pub max_group_chain_bytes: u64,
+    /// Threads one job may use inside its solver (solvers that parallelise, e.g. the
+    /// policeman-and-thief game). Not a size limit, but a resource cap set by the server.
+    pub threads_per_job: usize,
 }
 
 impl Default for Limits {
@@ -28,6 +34,10 @@ impl Default for Limits {
             max_degree: 100_000,
             max_group_elements: 100_000_000,
             max_permutation_entries: 50_000_000,
+            max_group_chain_bytes: 1 << 30,
+            threads_per_job: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
         }
     }
 }

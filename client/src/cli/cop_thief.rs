@@ -1,0 +1,40 @@
+//! `orbit cop-thief`: the policeman-and-thief grid of seed 000.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use orbit_client::{Client, pb};
+use orbit_worker::game::parse_grid_text;
+
+use super::input::{read_input, status_text};
+
+/// Parses the grid (for line-numbered errors before anything is sent), solves it over gRPC and
+/// prints `cop N`, `thief N` or `draw`.
+pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let text = read_input(file)?;
+    let grid = parse_grid_text(&text)?;
+    // The parser accepted the text, so its rows are the `grid.rows()` lines after the header.
+    let rows: Vec<String> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.trim_end().to_string())
+        .filter(|l| !l.is_empty())
+        .take(grid.rows())
+        .collect();
+    let job = pb::Job {
+        id: "cop-thief".to_string(),
+        options: None,
+        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob { rows })),
+    };
+    let result = client
+        .solve(job)
+        .await
+        .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
+    let Some(pb::job_result::Result::CopThief(answer)) = result.result else {
+        anyhow::bail!("the server answered a cop-thief job with another kind of result");
+    };
+    let value = orbit_server::convert::cop_thief_from_proto(&answer)
+        .ok_or_else(|| anyhow::anyhow!("malformed cop-thief answer {answer:?}"))?;
+    println!("{value}");
+    Ok(ExitCode::SUCCESS)
+}

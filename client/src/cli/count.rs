@@ -1,0 +1,183 @@
+//! `orbit count ...`: colourings up to symmetry (Burnside / Pólya). Each prints the number alone on
+//! a line (with `--cycle-index`, the cycle index follows, one term per line).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use orbit_client::{Client, pb};
+use orbit_worker::Limits;
+use orbit_worker::counting::{parse_content, parse_count_group_text};
+
+use super::input::{read_input, status_text};
+
+/// `orbit count` and its families.
+#[derive(Debug, Args)]
+pub struct CountArgs {
+    /// Print the count modulo M (a decimal integer >= 1) instead of the exact count.
+    #[arg(long, global = true)]
+    pub modulus: Option<String>,
+    #[command(subcommand)]
+    pub family: Family,
+}
+
+/// What to count.
+#[derive(Debug, Subcommand)]
+pub enum Family {
+    /// Necklaces: n beads, k colours, up to rotation.
+    Necklace {
+        #[arg(long)]
+        n: u64,
+        #[arg(long)]
+        k: u64,
+    },
+    /// Bracelets: n beads, k colours, up to rotation and reflection.
+    Bracelet {
+        #[arg(long)]
+        n: u64,
+        #[arg(long)]
+        k: u64,
+    },
+    /// The torus: a rows x cols sheet, k colours, up to cyclic shifts of rows and columns and the
+    /// 180-degree turn.
+    Torus {
+        #[arg(long)]
+        rows: u64,
+        #[arg(long)]
+        cols: u64,
+        #[arg(long)]
+        k: u64,
+        /// Leave out the 180-degree turn.
+        #[arg(long)]
+        no_rotation: bool,
+    },
+    /// Faces, vertices or edges of a cube up to its 24 rotations.
+    Cube {
+        /// faces, vertices or edges.
+        part: String,
+        #[arg(long)]
+        k: u64,
+    },
+    /// Unlabelled simple graphs on n vertices.
+    Graphs {
+        #[arg(long)]
+        n: u64,
+    },
+    /// A complete rooted binary tree of depth D (depth 0 is one vertex), k colours, up to swapping
+    /// the children of any node.
+    Tree {
+        #[arg(long)]
+        depth: u64,
+        #[arg(long)]
+        k: u64,
+    },
+    /// Colourings of the points of any permutation group, given in the `orbit group` file format
+    /// (candidate lines are ignored).
+    Group {
+        /// Input file; `-` for stdin.
+        file: PathBuf,
+        /// Colours (not needed with --content).
+        #[arg(long, default_value_t = 0)]
+        k: u64,
+        /// Only colourings with these many points of each colour, e.g. 4,3,1.
+        #[arg(long)]
+        content: Option<String>,
+        /// Also print the cycle index.
+        #[arg(long)]
+        cycle_index: bool,
+    },
+}
+
+/// Builds the job, solves it over gRPC and prints the count.
+pub async fn run(client: &mut Client, args: CountArgs) -> anyhow::Result<ExitCode> {
+    use pb::count_job::Family as F;
+    let family = match args.family {
+        Family::Necklace { n, k } => F::Necklace(pb::NecklaceCount { n, k }),
+        Family::Bracelet { n, k } => F::Bracelet(pb::NecklaceCount { n, k }),
+        Family::Torus {
+            rows,
+            cols,
+            k,
+            no_rotation,
+        } => F::Torus(pb::TorusCount {
+            rows,
+            cols,
+            k,
+            no_rotation,
+        }),
+        Family::Cube { part, k } => {
+            let part = match part.to_ascii_lowercase().as_str() {
+                "faces" => pb::CubePart::Faces,
+                "vertices" => pb::CubePart::Vertices,
+                "edges" => pb::CubePart::Edges,
+                other => anyhow::bail!("cube part `{other}`: expected faces, vertices or edges"),
+            };
+            F::Cube(pb::CubeCount {
+                part: part as i32,
+                k,
+            })
+        }
+        Family::Graphs { n } => F::Graphs(pb::GraphsCount { n }),
+        Family::Tree { depth, k } => F::BinaryTree(pb::BinaryTreeCount { depth, k }),
+        Family::Group {
+            file,
+            k,
+            content,
+            cycle_index,
+        } => {
+            let text = read_input(Some(Path::new(&file)))?;
+            let (degree, generators) = parse_count_group_text(&text, &Limits::default())?;
+            let content = match content {
+                Some(c) => parse_content(&c)?,
+                None => Vec::new(),
+            };
+            F::Group(pb::GroupCount {
+                degree: u32::try_from(degree)?,
+                generators: generators
+                    .iter()
+                    .map(|g| pb::Permutation {
+                        images: g.images().to_vec(),
+                        cycles: String::new(),
+                    })
+                    .collect(),
+                k,
+                content,
+                cycle_index,
+            })
+        }
+    };
+    let job = pb::Job {
+        id: "count".to_string(),
+        options: None,
+        kind: Some(pb::job::Kind::Count(pb::CountJob {
+            family: Some(family),
+            modulus: args.modulus.unwrap_or_default(),
+        })),
+    };
+    let result = client
+        .solve(job)
+        .await
+        .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
+    let Some(pb::job_result::Result::Count(count)) = result.result else {
+        anyhow::bail!("the server answered a count job with another kind of result");
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    writeln!(out, "{}", count.count)?;
+    for term in &count.cycle_index {
+        let monomial: Vec<String> = term
+            .cycle_type
+            .iter()
+            .map(|p| {
+                if p.count == 1 {
+                    format!("x{}", p.length)
+                } else {
+                    format!("x{}^{}", p.length, p.count)
+                }
+            })
+            .collect();
+        writeln!(out, "{} {}", term.coefficient, monomial.join(" "))?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,44 @@
+//! `orbit game`: the text format of seed 000's game graphs.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use orbit_client::{Client, pb};
+use orbit_worker::game::parse_game_text;
+
+use super::input::{read_input, status_text};
+
+/// Parses the graph, solves it over gRPC and prints one line per vertex.
+pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let text = read_input(file)?;
+    let graph = parse_game_text(&text)?;
+    let job = pb::Job {
+        id: "game".to_string(),
+        options: None,
+        kind: Some(pb::job::Kind::Game(orbit_server::convert::game_to_proto(
+            &graph,
+        ))),
+    };
+    let result = client
+        .solve(job)
+        .await
+        .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
+    let Some(pb::job_result::Result::Game(game)) = result.result else {
+        anyhow::bail!("the server answered a game job with another kind of result");
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for v in &game.vertices {
+        match (pb::Outcome::try_from(v.outcome), v.depth) {
+            (Ok(pb::Outcome::Win), Some(d)) => writeln!(out, "win {d}")?,
+            (Ok(pb::Outcome::Lose), Some(d)) => writeln!(out, "lose {d}")?,
+            (Ok(pb::Outcome::Draw), _) => writeln!(out, "draw")?,
+            (outcome, depth) => anyhow::bail!(
+                "vertex {}: malformed answer {outcome:?} depth {depth:?}",
+                v.vertex + 1
+            ),
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,111 @@
+//! The `orbit` commands. Each command turns its input into protobuf jobs, sends them over gRPC and
+//! prints the answers; `connection.rs` decides where the server is.
+
+mod connection;
+mod cop_thief;
+mod count;
+mod game;
+mod group;
+mod input;
+mod puzzle;
+mod service;
+mod solve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Orbit: exact combinatorial group and game solving over gRPC.
+#[derive(Debug, Parser)]
+#[command(name = "orbit", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Server to talk to, e.g. http://127.0.0.1:50051. Without it, an embedded server is started
+    /// in this process on a loopback port.
+    #[arg(long, global = true, env = "ORBIT_SERVER")]
+    pub server: Option<String>,
+
+    /// Worker threads of the embedded server (default: the number of cores).
+    #[arg(long, global = true)]
+    pub workers: Option<usize>,
+
+    /// Largest gRPC message, bytes.
+    #[arg(long, global = true, default_value_t = orbit_client::DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Solve a batch: jobs as JSON lines (proto3 JSON of orbit.v1.Job), one JSON event line per
+    /// job on stdout (its final `result` or `error`). Exit status 1 if any job failed.
+    Solve {
+        /// Input file; `-` or nothing for stdin.
+        file: Option<PathBuf>,
+    },
+    /// Win/lose/draw on a game graph. Input: `n m`, then m lines `u v` (1-based, a move from u to
+    /// v). Prints n lines, vertex 1 first: `win D`, `lose D` or `draw`.
+    Game {
+        /// Input file; `-` or nothing for stdin.
+        file: Option<PathBuf>,
+    },
+    /// A permutation group: order and membership. Input: `d k q`, then k generator lines and q
+    /// candidate lines in GAP cycle notation, 1-based (`(1,2,3)(4,5)`; `()` is the identity).
+    /// Prints the order on the first line, then q lines `Yes`/`No`.
+    Group {
+        /// Input file; `-` or nothing for stdin.
+        file: Option<PathBuf>,
+    },
+    /// Counting colourings up to symmetry; prints the number alone on a line.
+    Count(count::CountArgs),
+    /// The token puzzle on a graph. Input: `n m q`, m lines `u v` (1-based), a line of n tokens
+    /// (the token on vertex 1..n), then q target lines. Prints q lines `Yes`/`No`.
+    Puzzle {
+        /// Input file; `-` or nothing for stdin.
+        file: Option<PathBuf>,
+    },
+    /// The policeman-and-thief game. Input: `n m`, then n rows of m characters (`.` free, `*` wall,
+    /// `C` policeman, `T` thief, `E` exit). Prints `cop N`, `thief N` or `draw` (N = half-moves).
+    #[command(name = "cop-thief")]
+    CopThief {
+        /// Input file; `-` or nothing for stdin.
+        file: Option<PathBuf>,
+    },
+    /// Check a server's health (grpc.health.v1). Prints SERVING or NOT_SERVING; exit 1 unless
+    /// serving.
+    Health {
+        /// Service to check; empty for the whole server.
+        #[arg(long, default_value = "")]
+        service: String,
+    },
+    /// Print a server's ServerInfo (version, workers, queue, limits, job kinds) as JSON.
+    Info,
+}
+
+/// Runs one command; the exit code says whether every job succeeded.
+pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let Cli { global, command } = cli;
+    let connection = connection::Connection::open(&global).await?;
+    let mut client = connection.client().clone();
+    let outcome = match command {
+        Command::Solve { file } => solve::run(&mut client, file.as_deref()).await,
+        Command::Game { file } => game::run(&mut client, file.as_deref()).await,
+        Command::Group { file } => group::run(&mut client, file.as_deref()).await,
+        Command::Count(args) => count::run(&mut client, args).await,
+        Command::Puzzle { file } => puzzle::run(&mut client, file.as_deref()).await,
+        Command::CopThief { file } => cop_thief::run(&mut client, file.as_deref()).await,
+        Command::Health { service } => service::health(&mut client, &service).await,
+        Command::Info => service::info(&mut client).await,
+    };
+    connection.close().await;
+    outcome
+}

@@ -1,0 +1,138 @@
+//! `orbit-server`'s settings: flags (and `ORBIT_*` environment variables), with defaults that suit
+//! one machine. The embedded server of the `orbit` CLI uses the same struct.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use orbit_worker::Limits;
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, for log shippers.
+    Json,
+}
+
+/// Everything `server::run` needs to know.
+#[derive(Debug, Clone, Args)]
+pub struct ServerConfig {
+    /// Address to listen on.
+    #[arg(long, env = "ORBIT_LISTEN", default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+
+    /// Worker threads running solvers (default: the number of cores).
+    #[arg(long, env = "ORBIT_WORKERS")]
+    pub workers: Option<usize>,
+
+    /// Threads one job may use inside a parallel solver (default: the number of cores).
+    #[arg(long, env = "ORBIT_THREADS_PER_JOB")]
+    pub threads_per_job: Option<usize>,
+
+    /// Jobs that may wait in the shared queue. A unary call finding it full gets
+    /// RESOURCE_EXHAUSTED; a stream waits for room.
+    #[arg(long, env = "ORBIT_QUEUE_CAPACITY", default_value_t = 1024)]
+    pub queue_capacity: usize,
+
+    /// Jobs one stream may have in flight (queued or running) before the server stops reading
+    /// more from it.
+    #[arg(long, env = "ORBIT_STREAM_WINDOW", default_value_t = 256)]
+    pub stream_window: usize,
+
+    /// Seconds running jobs get to finish after SIGINT/SIGTERM before they are cancelled.
+    #[arg(long, env = "ORBIT_SHUTDOWN_GRACE", default_value_t = 10.0)]
+    pub shutdown_grace: f64,
+
+    /// Log format (filter with RUST_LOG, e.g. RUST_LOG=orbit_server=debug).
+    #[arg(long, value_enum, env = "ORBIT_LOG_FORMAT", default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Largest request or response message, bytes.
+    #[arg(long, env = "ORBIT_MAX_MESSAGE_BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub max_message_bytes: usize,
+
+    /// Largest game or puzzle graph, vertices.
+    #[arg(long, env = "ORBIT_MAX_VERTICES", default_value_t = Limits::default().max_vertices)]
+    pub max_vertices: u64,
+
+    /// Largest game or puzzle graph, edges.
+    #[arg(long, env = "ORBIT_MAX_EDGES", default_value_t = Limits::default().max_edges)]
+    pub max_edges: u64,
+
+    /// Largest implicit game, states.
+    #[arg(long, env = "ORBIT_MAX_STATES", default_value_t = Limits::default().max_states)]
+    pub max_states: u64,
+
+    /// Largest permutation degree.
+    #[arg(long, env = "ORBIT_MAX_DEGREE", default_value_t = Limits::default().max_degree)]
+    pub max_degree: u64,
+
+    /// Most group elements a counting job may enumerate.
+    #[arg(long, env = "ORBIT_MAX_GROUP_ELEMENTS", default_value_t = Limits::default().max_group_elements)]
+    pub max_group_elements: u64,
+
+    /// Most integers across one job's permutations or arrangements.
+    #[arg(long, env = "ORBIT_MAX_PERMUTATION_ENTRIES", default_value_t = Limits::default().max_permutation_entries)]
+    pub max_permutation_entries: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        let limits = Limits::default();
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 50051)),
+            workers: None,
+            threads_per_job: None,
+            queue_capacity: 1024,
+            stream_window: 256,
+            shutdown_grace: 10.0,
+            log_format: LogFormat::Text,
+            max_message_bytes: 64 * 1024 * 1024,
+            max_vertices: limits.max_vertices,
+            max_edges: limits.max_edges,
+            max_states: limits.max_states,
+            max_degree: limits.max_degree,
+            max_group_elements: limits.max_group_elements,
+            max_permutation_entries: limits.max_permutation_entries,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// Worker threads to start: `--workers`, else the number of cores.
+    pub fn worker_count(&self) -> usize {
+        self.workers
+            .unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+            })
+            .max(1)
+    }
+
+    /// The shutdown grace period.
+    pub fn grace(&self) -> Duration {
+        Duration::from_secs_f64(self.shutdown_grace.max(0.0))
+    }
+
+    /// The solver limits.
+    pub fn limits(&self) -> Limits {
+        let defaults = Limits::default();
+        Limits {
+            max_vertices: self.max_vertices,
+            max_edges: self.max_edges,
+            max_states: self.max_states,
+            max_degree: self.max_degree,
+            max_group_elements: self.max_group_elements,
+            max_permutation_entries: self.max_permutation_entries,
+            threads_per_job: self
+                .threads_per_job
+                .unwrap_or(defaults.threads_per_job)
+                .max(1),
+            ..defaults
+        }
+    }
+}

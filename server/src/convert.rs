@@ -1,0 +1,408 @@
+//! Every conversion between protobuf messages and domain types, in one place.
+//!
+//! proto → domain happens before validation: it only reshapes (and rejects what cannot be
+//! reshaped, such as a job with no kind); the domain's `validate` then checks ranges and limits and
+//! names fields the way the proto spells them (`game.edges[12]`). domain → proto shapes answers.
+//! The CLI uses the domain → proto direction too, after parsing its text formats.
+
+use std::time::Duration;
+
+use num_bigint::BigUint;
+use orbit_api::v1 as pb;
+use orbit_worker::counting::{CountAnswer, CountKind, CountProblem, CubePart};
+use orbit_worker::game::{
+    CopThiefValue, GameGraph, GameSolution, Grid, NO_DEPTH, NO_MOVE, Outcome,
+};
+use orbit_worker::group::{GroupAnswer, GroupKind, GroupProblem, Perm, check_group_sizes};
+use orbit_worker::job::{JobAnswer, JobSpec};
+use orbit_worker::puzzle::PuzzleProblem;
+use orbit_worker::{Limits, SolveError};
+
+/// A job as the server handles it: the caller's id and options, and the domain job.
+#[derive(Debug, Clone)]
+pub struct JobRequest {
+    /// The caller's id, echoed on every event.
+    pub id: String,
+    /// What to solve.
+    pub spec: JobSpec,
+    /// `JobOptions.deadline_ms`, if non-zero.
+    pub deadline: Option<Duration>,
+    /// `JobOptions.progress`.
+    pub progress: bool,
+}
+
+/// proto → domain for a whole job. `limits` bound what the conversion itself may allocate
+/// (permutations are expanded from cycle notation to image arrays here).
+///
+/// # Errors
+/// `InvalidArgument` naming the field for input that cannot be converted (no job kind, a malformed
+/// permutation, ...); `LimitExceeded` before an allocation the limits do not allow.
+pub fn job_from_proto(job: pb::Job, limits: &Limits) -> Result<JobRequest, SolveError> {
+    let pb::Job { id, options, kind } = job;
+    let options = options.unwrap_or_default();
+    let spec = match kind {
+        Some(pb::job::Kind::Game(game)) => game_from_proto(game),
+        Some(pb::job::Kind::CopThief(job)) => JobSpec::CopThief {
+            grid: Grid::from_rows(&job.rows)?,
+        },
+        Some(pb::job::Kind::Group(group)) => JobSpec::Group(group_from_proto(group, limits)?),
+        Some(pb::job::Kind::Count(count)) => JobSpec::Count(count_from_proto(count, limits)?),
+        Some(pb::job::Kind::Puzzle(puzzle)) => JobSpec::Puzzle(puzzle_from_proto(puzzle)),
+        None => {
+            return Err(SolveError::invalid(
+                "kind",
+                format!(
+                    "no job kind set (expected one of: {})",
+                    JobSpec::KINDS.join(", ")
+                ),
+            ));
+        }
+    };
+    Ok(JobRequest {
+        id,
+        spec,
+        deadline: (options.deadline_ms > 0).then(|| Duration::from_millis(options.deadline_ms)),
+        progress: options.progress,
+    })
+}
+
+fn game_from_proto(game: pb::GameGraphJob) -> JobSpec {
+    let graph = GameGraph {
+        vertices: game.vertices,
+        edges: game.edges.iter().map(|e| (e.from, e.to)).collect(),
+    };
+    JobSpec::Game {
+        graph,
+        query: game.query,
+    }
+}
+
+/// proto → domain for one permutation of `degree` points; `field` names it in errors
+/// (`group.generators[2]`). Exactly one of `images` (0-based) and `cycles` (GAP notation, 1-based)
+/// must be set; `()` is the identity.
+pub fn perm_from_proto(
+    p: &pb::Permutation,
+    degree: usize,
+    field: &str,
+) -> Result<Perm, SolveError> {
+    match (p.images.is_empty(), p.cycles.trim().is_empty()) {
+        (false, false) => Err(SolveError::invalid(
+            field,
+            "set exactly one of images and cycles, not both",
+        )),
+        (true, true) if degree > 0 => Err(SolveError::invalid(
+            field,
+            "empty permutation: set images (0-based) or cycles (1-based; \"()\" is the identity)",
+        )),
+        (true, true) => Ok(Perm::identity(0)),
+        (true, false) => Perm::parse_cycles(&p.cycles, degree)
+            .map_err(|e| e.into_solve_error(&format!("{field}.cycles"))),
+        (false, true) => {
+            if p.images.len() != degree {
+                return Err(SolveError::invalid(
+                    format!("{field}.images"),
+                    format!(
+                        "has {} images, expected the degree {degree}",
+                        p.images.len()
+                    ),
+                ));
+            }
+            Perm::from_images(p.images.clone(), &format!("{field}.images"))
+        }
+    }
+}
+
+/// proto → domain for a list of permutations, after checking that `count x degree` entries fit
+/// the limits (each permutation becomes a `degree`-long image array, whatever its input size).
+fn perms_from_proto(
+    perms: &[pb::Permutation],
+    degree: usize,
+    field: &str,
+) -> Result<Vec<Perm>, SolveError> {
+    perms
+        .iter()
+        .enumerate()
+        .map(|(i, p)| perm_from_proto(p, degree, &format!("{field}[{i}]")))
+        .collect()
+}
+
+fn group_from_proto(group: pb::GroupJob, limits: &Limits) -> Result<GroupProblem, SolveError> {
+    let degree = group.degree as usize;
+    check_group_sizes(
+        degree as u64,
+        (group.generators.len() + group.candidates.len()) as u64,
+        limits,
+    )?;
+    Ok(GroupProblem {
+        degree,
+        generators: perms_from_proto(&group.generators, degree, "group.generators")?,
+        candidates: perms_from_proto(&group.candidates, degree, "group.candidates")?,
+    })
+}
+
+fn count_from_proto(count: pb::CountJob, limits: &Limits) -> Result<CountProblem, SolveError> {
+    use pb::count_job::Family;
+    let kind = match count.family {
+        Some(Family::Necklace(f)) => CountKind::Necklace { n: f.n, k: f.k },
+        Some(Family::Bracelet(f)) => CountKind::Bracelet { n: f.n, k: f.k },
+        Some(Family::Torus(f)) => CountKind::Torus {
+            rows: f.rows,
+            cols: f.cols,
+            k: f.k,
+            rotation: !f.no_rotation,
+        },
+        Some(Family::Cube(f)) => {
+            let part = match pb::CubePart::try_from(f.part) {
+                Ok(pb::CubePart::Faces) => CubePart::Faces,
+                Ok(pb::CubePart::Vertices) => CubePart::Vertices,
+                Ok(pb::CubePart::Edges) => CubePart::Edges,
+                Ok(pb::CubePart::Unspecified) | Err(_) => {
+                    return Err(SolveError::invalid(
+                        "count.cube.part",
+                        "set one of FACES, VERTICES, EDGES",
+                    ));
+                }
+            };
+            CountKind::Cube { part, k: f.k }
+        }
+        Some(Family::Graphs(f)) => CountKind::Graphs { n: f.n },
+        Some(Family::BinaryTree(f)) => CountKind::BinaryTree {
+            depth: f.depth,
+            k: f.k,
+        },
+        Some(Family::Group(f)) => {
+            let degree = f.degree as usize;
+            check_group_sizes(degree as u64, f.generators.len() as u64, limits)?;
+            CountKind::Group {
+                degree,
+                generators: perms_from_proto(&f.generators, degree, "count.group.generators")?,
+                k: f.k,
+                content: (!f.content.is_empty()).then_some(f.content),
+                cycle_index: f.cycle_index,
+            }
+        }
+        None => {
+            return Err(SolveError::invalid(
+                "count.family",
+                "no family set (one of necklace, bracelet, torus, cube, graphs, binary_tree, group)",
+            ));
+        }
+    };
+    let mut problem = CountProblem::new(kind);
+    let modulus = count.modulus.trim();
+    if !modulus.is_empty() {
+        let m: BigUint = modulus.parse().map_err(|_| {
+            SolveError::invalid(
+                "count.modulus",
+                format!("`{modulus}` is not a decimal integer"),
+            )
+        })?;
+        problem = problem.with_modulus(m);
+    }
+    Ok(problem)
+}
+
+fn puzzle_from_proto(puzzle: pb::PuzzleJob) -> PuzzleProblem {
+    PuzzleProblem {
+        n: puzzle.n,
+        edges: puzzle.edges.iter().map(|e| (e.from, e.to)).collect(),
+        start: puzzle.start.map(|a| a.tokens).unwrap_or_default(),
+        targets: puzzle.targets.into_iter().map(|a| a.tokens).collect(),
+    }
+}
+
+/// domain → proto for a group problem (the CLI's `orbit group`), as image arrays.
+pub fn group_to_proto(problem: &GroupProblem) -> pb::GroupJob {
+    let perms = |ps: &[Perm]| {
+        ps.iter()
+            .map(|p| pb::Permutation {
+                images: p.images().to_vec(),
+                cycles: String::new(),
+            })
+            .collect()
+    };
+    pb::GroupJob {
+        degree: problem.degree as u32,
+        generators: perms(&problem.generators),
+        candidates: perms(&problem.candidates),
+    }
+}
+
+/// domain → proto for a puzzle (the CLI's `orbit puzzle`).
+pub fn puzzle_to_proto(problem: &PuzzleProblem) -> pb::PuzzleJob {
+    pb::PuzzleJob {
+        n: problem.n,
+        edges: problem
+            .edges
+            .iter()
+            .map(|&(from, to)| pb::Edge { from, to })
+            .collect(),
+        start: Some(pb::Arrangement {
+            tokens: problem.start.clone(),
+        }),
+        targets: problem
+            .targets
+            .iter()
+            .map(|t| pb::Arrangement { tokens: t.clone() })
+            .collect(),
+    }
+}
+
+/// domain → proto for a game graph (the CLI's `orbit game`).
+pub fn game_to_proto(graph: &GameGraph) -> pb::GameGraphJob {
+    pb::GameGraphJob {
+        vertices: graph.vertices,
+        edges: graph
+            .edges
+            .iter()
+            .map(|&(from, to)| pb::Edge { from, to })
+            .collect(),
+        query: Vec::new(),
+    }
+}
+
+/// domain → proto for a finished job's answer.
+pub fn result_to_proto(
+    id: String,
+    answer: JobAnswer,
+    queue_wait: Duration,
+    run_time: Duration,
+) -> pb::JobResult {
+    let timing = Some(pb::JobTiming {
+        queue_ms: queue_wait.as_secs_f64() * 1e3,
+        run_ms: run_time.as_secs_f64() * 1e3,
+    });
+    let result = match answer {
+        JobAnswer::Game { solution, query } => {
+            pb::job_result::Result::Game(game_result_to_proto(&solution, &query))
+        }
+        JobAnswer::Group(answer) => pb::job_result::Result::Group(group_result_to_proto(answer)),
+        JobAnswer::Count(answer) => pb::job_result::Result::Count(count_result_to_proto(answer)),
+        JobAnswer::Puzzle(reachable) => {
+            pb::job_result::Result::Puzzle(pb::PuzzleResult { reachable })
+        }
+        JobAnswer::CopThief { value } => {
+            pb::job_result::Result::CopThief(cop_thief_to_proto(value))
+        }
+    };
+    pb::JobResult {
+        id,
+        timing,
+        result: Some(result),
+    }
+}
+
+fn game_result_to_proto(solution: &GameSolution, query: &[u32]) -> pb::GameGraphResult {
+    let one = |v: u32| {
+        let i = v as usize;
+        let depth = solution.depth[i];
+        let best = solution.best_move[i];
+        pb::VertexOutcome {
+            vertex: v,
+            outcome: outcome_to_proto(solution.outcome[i]) as i32,
+            depth: (depth != NO_DEPTH).then_some(depth),
+            best_move: (best != NO_MOVE).then_some(best),
+        }
+    };
+    let vertices = if query.is_empty() {
+        (0..solution.len() as u32).map(one).collect()
+    } else {
+        query.iter().copied().map(one).collect()
+    };
+    let count = |o: Outcome| solution.outcome.iter().filter(|&&x| x == o).count() as u64;
+    pb::GameGraphResult {
+        vertices,
+        wins: count(Outcome::Win),
+        losses: count(Outcome::Lose),
+        draws: count(Outcome::Draw),
+    }
+}
+
+fn group_result_to_proto(answer: GroupAnswer) -> pb::GroupResult {
+    let kind = match answer.kind {
+        GroupKind::Trivial => pb::GroupKind::Trivial,
+        GroupKind::Symmetric => pb::GroupKind::Symmetric,
+        GroupKind::Alternating => pb::GroupKind::Alternating,
+        GroupKind::General => pb::GroupKind::General,
+    };
+    pb::GroupResult {
+        order: answer.order.to_string(),
+        base: answer.base,
+        orbits: answer
+            .orbits
+            .into_iter()
+            .map(|points| pb::PointOrbit { points })
+            .collect(),
+        members: answer.members,
+        kind: kind as i32,
+    }
+}
+
+fn count_result_to_proto(answer: CountAnswer) -> pb::CountResult {
+    let cycle_index = answer
+        .cycle_index
+        .map(|ci| {
+            ci.terms
+                .iter()
+                .map(|t| pb::CycleIndexTerm {
+                    coefficient: t.coefficient.to_string(),
+                    cycle_type: t
+                        .cycle_type
+                        .parts()
+                        .iter()
+                        .map(|&(length, count)| pb::CyclePart { length, count })
+                        .collect(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    pb::CountResult {
+        count: answer.count.to_string(),
+        modulus: answer.modulus.map(|m| m.to_string()).unwrap_or_default(),
+        cycle_index,
+    }
+}
+
+/// domain → proto for a policeman-and-thief answer.
+fn cop_thief_to_proto(value: CopThiefValue) -> pb::CopThiefResult {
+    let (winner, half_moves) = match value {
+        CopThiefValue::Cop(n) => (pb::Winner::Cop, Some(n)),
+        CopThiefValue::Thief(n) => (pb::Winner::Thief, Some(n)),
+        CopThiefValue::Draw => (pb::Winner::Draw, None),
+    };
+    pb::CopThiefResult {
+        winner: winner as i32,
+        half_moves,
+    }
+}
+
+/// proto → domain for a policeman-and-thief answer (the CLI prints the domain's `Display`).
+pub fn cop_thief_from_proto(result: &pb::CopThiefResult) -> Option<CopThiefValue> {
+    match (pb::Winner::try_from(result.winner).ok()?, result.half_moves) {
+        (pb::Winner::Cop, Some(n)) => Some(CopThiefValue::Cop(n)),
+        (pb::Winner::Thief, Some(n)) => Some(CopThiefValue::Thief(n)),
+        (pb::Winner::Draw, _) => Some(CopThiefValue::Draw),
+        _ => None,
+    }
+}
+
+fn outcome_to_proto(o: Outcome) -> pb::Outcome {
+    match o {
+        Outcome::Win => pb::Outcome::Win,
+        Outcome::Lose => pb::Outcome::Lose,
+        Outcome::Draw => pb::Outcome::Draw,
+    }
+}
+
+/// domain → proto for the limits `ServerInfo` reports.
+pub fn limits_to_proto(limits: &orbit_worker::Limits, max_message_bytes: usize) -> pb::Limits {
+    pb::Limits {
+        max_message_bytes: max_message_bytes as u64,
+        max_vertices: limits.max_vertices,
+        max_edges: limits.max_edges,
+        max_states: limits.max_states,
+        max_degree: limits.max_degree,
+        max_group_elements: limits.max_group_elements,
+        max_permutation_entries: limits.max_permutation_entries,
+    }
+}

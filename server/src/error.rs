@@ -1,0 +1,69 @@
+//! The server's error type and its one mapping to gRPC statuses.
+
+use orbit_worker::SolveError;
+use tonic::{Code, Status};
+
+/// Why a job got no answer, as the server sees it: a solver error, or something the front decided
+/// before or around the solver.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServiceError {
+    /// The solver (or validation, which speaks the solver's language) refused or failed.
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    /// The shared queue is full (unary calls only; streams wait).
+    #[error("the job queue is full ({capacity} jobs waiting); retry later or use SolveStream")]
+    QueueFull { capacity: usize },
+    /// The server is shutting down and takes no new jobs.
+    #[error("the server is shutting down and accepts no new jobs")]
+    Draining,
+    /// `JobOptions.deadline_ms` passed before the job finished.
+    #[error("the job's deadline of {deadline_ms} ms passed")]
+    DeadlineExceeded { deadline_ms: u64 },
+}
+
+impl ServiceError {
+    /// The gRPC code this error is reported with.
+    pub fn code(&self) -> Code {
+        // Exhaustive on purpose: a new variant must choose its code here.
+        match self {
+            ServiceError::Solve(e) => match e {
+                SolveError::InvalidArgument { .. } => Code::InvalidArgument,
+                SolveError::LimitExceeded { .. } => Code::ResourceExhausted,
+                SolveError::Cancelled => Code::Cancelled,
+                SolveError::Panicked(_) => Code::Internal,
+            },
+            ServiceError::QueueFull { .. } => Code::ResourceExhausted,
+            ServiceError::Draining => Code::Unavailable,
+            ServiceError::DeadlineExceeded { .. } => Code::DeadlineExceeded,
+        }
+    }
+}
+
+impl From<ServiceError> for Status {
+    fn from(e: ServiceError) -> Self {
+        Status::new(e.code(), e.to_string())
+    }
+}
+
+/// The upper-case name of a gRPC code, as `JobError.code_name` carries it.
+pub fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}

@@ -1,0 +1,3 @@
+//! Tower layers wrapped around every gRPC service, one per file.
+
+pub mod message_limit;

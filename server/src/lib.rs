@@ -1,0 +1,141 @@
+//! Orbit's gRPC front server.
+//!
+//! [`run`] serves `orbit.v1.Orbit`, `grpc.health.v1.Health` and server reflection (v1 and v1alpha)
+//! on a listener until `shutdown` resolves, then drains: health turns NOT_SERVING, new jobs are
+//! refused with UNAVAILABLE, running jobs get the grace period to finish and are then cancelled,
+//! open streams end, and the worker threads are joined. Tests bind port 0 and pass a channel as
+//! `shutdown`; the binary passes SIGINT/SIGTERM.
+
+pub mod batch;
+pub mod config;
+pub mod convert;
+pub mod dispatcher;
+pub mod error;
+pub mod layers;
+pub mod logging;
+pub mod service;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use orbit_api::v1::orbit_server::OrbitServer;
+use tokio::net::TcpListener;
+use tokio::sync::{oneshot, watch};
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
+use tonic_health::ServingStatus;
+
+pub use config::{LogFormat, ServerConfig};
+
+use crate::dispatcher::Dispatcher;
+use crate::service::OrbitService;
+
+/// How long connections may stay open after the drain before the server closes them anyway.
+/// (tonic's graceful shutdown waits for every connection with no deadline of its own.)
+const CLOSE_CONNECTIONS_WITHIN: Duration = Duration::from_secs(3);
+/// How long cancelled jobs get to report back after the grace period.
+const CANCEL_SETTLE: Duration = Duration::from_secs(2);
+
+/// The fully qualified name health checks use for the Orbit service.
+pub const SERVICE_NAME: &str = "orbit.v1.Orbit";
+
+/// Serves until `shutdown` resolves, then drains and returns.
+///
+/// # Errors
+/// If worker threads cannot be started, reflection cannot be built, or the transport fails.
+pub async fn run(
+    listener: TcpListener,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    let workers = config.worker_count();
+    let dispatcher = Arc::new(Dispatcher::new(
+        workers,
+        config.queue_capacity,
+        config.limits(),
+    )?);
+
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<OrbitServer<OrbitService>>().await;
+    health.set_service_status("", ServingStatus::Serving).await;
+
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(orbit_api::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1 = reflection().build_v1()?;
+    let reflection_v1alpha = reflection().build_v1alpha()?;
+
+    let (closing_tx, closing_rx) = watch::channel(false);
+    let service = OrbitService::new(
+        Arc::clone(&dispatcher),
+        closing_rx,
+        config.stream_window,
+        config.max_message_bytes,
+    );
+    let orbit = OrbitServer::new(service)
+        .max_decoding_message_size(config.max_message_bytes)
+        .max_encoding_message_size(config.max_message_bytes);
+
+    let local = listener.local_addr()?;
+    tracing::info!(%local, workers, queue_capacity = config.queue_capacity, "orbit-server listening");
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    let serve = Server::builder()
+        .layer(layers::message_limit::MessageLimitLayer)
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(orbit)
+        .serve_with_incoming_shutdown(incoming, async {
+            let _ = stop_rx.await;
+        });
+    tokio::pin!(serve);
+
+    tokio::select! {
+        result = &mut serve => {
+            result?;
+            return Ok(());
+        }
+        () = shutdown => {}
+    }
+
+    // Drain, while still serving health checks and the answers of running jobs.
+    tracing::info!(
+        grace_s = config.grace().as_secs_f64(),
+        inflight = dispatcher.inflight(),
+        "shutdown: draining"
+    );
+    health.set_not_serving::<OrbitServer<OrbitService>>().await;
+    health
+        .set_service_status("", ServingStatus::NotServing)
+        .await;
+    dispatcher.start_draining();
+    let finished = tokio::select! {
+        idle = dispatcher.wait_idle(config.grace()) => idle,
+        result = &mut serve => { result?; return Ok(()); }
+    };
+    if !finished {
+        tracing::warn!(
+            inflight = dispatcher.inflight(),
+            "shutdown: grace period over, cancelling running jobs"
+        );
+        dispatcher.cancel_all();
+        tokio::select! {
+            _ = dispatcher.wait_idle(CANCEL_SETTLE) => {}
+            result = &mut serve => { result?; return Ok(()); }
+        }
+    }
+    let _ = closing_tx.send(true);
+    let _ = stop_tx.send(());
+    match tokio::time::timeout(CLOSE_CONNECTIONS_WITHIN, &mut serve).await {
+        Ok(result) => result?,
+        Err(_) => tracing::warn!("shutdown: connections still open, closing them"),
+    }
+    // Joining worker threads blocks; keep it off the runtime.
+    tokio::task::spawn_blocking(move || drop(dispatcher)).await?;
+    tracing::info!("shutdown: done");
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! The `orbit.v1.Orbit` handlers. Each follows four steps: validate, proto → domain, submit,
+//! domain → proto. Conversions live in `convert.rs`, status mapping in `error.rs`, the streaming
+//! batch loop in `batch.rs`.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures::Stream;
+use orbit_api::v1 as pb;
+use orbit_api::v1::orbit_server::Orbit;
+use orbit_worker::job::JobSpec;
+use tokio::sync::watch;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::convert::{self, JobRequest};
+use crate::dispatcher::{Dispatcher, job_span};
+use crate::error::ServiceError;
+
+/// The service object tonic serves.
+#[derive(Debug, Clone)]
+pub struct OrbitService {
+    dispatcher: Arc<Dispatcher>,
+    /// Flips to `true` when the grace period is over: open streams end.
+    closing: watch::Receiver<bool>,
+    stream_window: usize,
+    max_message_bytes: usize,
+}
+
+impl OrbitService {
+    /// A service over `dispatcher`.
+    pub fn new(
+        dispatcher: Arc<Dispatcher>,
+        closing: watch::Receiver<bool>,
+        stream_window: usize,
+        max_message_bytes: usize,
+    ) -> Self {
+        Self {
+            dispatcher,
+            closing,
+            stream_window: stream_window.max(1),
+            max_message_bytes,
+        }
+    }
+}
+
+/// Steps 1 and 2 for one job: proto → domain, then validation against the limits.
+pub(crate) fn accept(
+    job: pb::Job,
+    dispatcher: &Dispatcher,
+) -> Result<JobRequest, (String, ServiceError)> {
+    let id = job.id.clone();
+    let request = convert::job_from_proto(job, dispatcher.limits())
+        .map_err(|e| (id.clone(), ServiceError::from(e)))?;
+    request
+        .spec
+        .validate(dispatcher.limits())
+        .map_err(|e| (id, ServiceError::from(e)))?;
+    Ok(request)
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::JobEvent, Status>> + Send + 'static>>;
+
+#[tonic::async_trait]
+impl Orbit for OrbitService {
+    async fn solve(&self, request: Request<pb::Job>) -> Result<Response<pb::JobResult>, Status> {
+        let job = request.into_inner();
+        let JobRequest {
+            id,
+            spec,
+            deadline,
+            progress: _,
+        } = accept(job, &self.dispatcher).map_err(|(_, e)| Status::from(e))?;
+        let span = job_span(&id, spec.kind());
+        let admission = self.dispatcher.try_admit()?;
+        let ticket = self
+            .dispatcher
+            .submit(admission, spec, deadline, None, span)?;
+        // If the client goes away, tonic drops this future and with it the ticket, which cancels
+        // the job.
+        let answered = ticket.outcome().await?;
+        Ok(Response::new(convert::result_to_proto(
+            id,
+            answered.answer,
+            answered.queue_wait,
+            answered.run_time,
+        )))
+    }
+
+    type SolveStreamStream = EventStream;
+
+    async fn solve_stream(
+        &self,
+        request: Request<Streaming<pb::Job>>,
+    ) -> Result<Response<Self::SolveStreamStream>, Status> {
+        let inbound = request.into_inner();
+        let events = crate::batch::spawn(
+            Arc::clone(&self.dispatcher),
+            inbound,
+            self.stream_window,
+            self.closing.clone(),
+        );
+        Ok(Response::new(Box::pin(events)))
+    }
+
+    async fn server_info(
+        &self,
+        _request: Request<pb::ServerInfoRequest>,
+    ) -> Result<Response<pb::ServerInfoResponse>, Status> {
+        let d = &self.dispatcher;
+        Ok(Response::new(pb::ServerInfoResponse {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            workers: d.workers() as u32,
+            queue_capacity: d.queue_capacity() as u32,
+            stream_window: self.stream_window as u32,
+            limits: Some(convert::limits_to_proto(d.limits(), self.max_message_bytes)),
+            job_kinds: JobSpec::KINDS.iter().map(|k| (*k).to_string()).collect(),
+            queue_depth: d.queue_depth() as u32,
+            busy_workers: d.busy_workers() as u32,
+        }))
+    }
+}

@@ -1,0 +1,447 @@
+//! Token puzzle (issue 4) benchmark. Not a timed test: prints a table for BENCHMARKS.md.
+//!
+//! `CARGO_TARGET_DIR=/work/target-puzzle cargo bench -p orbit-worker --bench puzzle [-- contest|scale|mid]`
+//! (default: `contest` and `scale`; `mid` takes about two minutes and runs only when named).
+//!
+//! * `contest`: the contest limits (n <= 50, m <= 100, q = 1000) per instance, for the seed's
+//!   subtask families; the block/Wilson solver against the seed's method (naive stabiliser chain)
+//!   and the group engine.
+//! * `mid`: n = 200 (the naive chain's limit), m = 400, q = 1000.
+//! * `scale`: n = 100,000, m = 300,000, q = 100, end to end from the contest text (parse, prepare,
+//!   decide) in a child process, with its peak RSS (VmHWM).
+//!
+//! Times are wall clock and the thread's CPU time (`/proc/thread-self/schedstat`): the machine is
+//! shared.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use orbit_worker::puzzle::reference::{solve_puzzle_group_engine, solve_puzzle_reference};
+use orbit_worker::puzzle::{
+    PuzzleProblem, PuzzleSolver, format_answers, parse_puzzle_text, solve_puzzle,
+};
+use orbit_worker::{Limits, SolveContext};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+type Edges = Vec<(u32, u32)>;
+
+/// n, m, yes, and four timings in ms.
+type Row = (u32, usize, usize, f64, f64, f64, f64);
+
+/// CPU time of this thread.
+fn cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| {
+            s.split_whitespace()
+                .next()
+                .and_then(|x| x.parse::<u64>().ok())
+        })
+        .map(Duration::from_nanos)
+        .unwrap_or_default()
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration, Duration) {
+    let (w, c) = (Instant::now(), cpu());
+    let out = f();
+    (out, w.elapsed(), cpu().saturating_sub(c))
+}
+
+fn vm_hwm_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|x| x.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+// --- graph families --------------------------------------------------------------------------
+
+fn tree(rng: &mut ChaCha8Rng, n: u32) -> Edges {
+    (1..n).map(|v| (rng.random_range(0..v), v)).collect()
+}
+
+fn cycle(n: u32) -> Edges {
+    (0..n).map(|v| (v, (v + 1) % n)).collect()
+}
+
+fn grid(k: u32) -> Edges {
+    let mut e = Vec::new();
+    for y in 0..k {
+        for x in 0..k {
+            let v = y * k + x;
+            if x + 1 < k {
+                e.push((v, v + 1));
+            }
+            if y + 1 < k {
+                e.push((v, v + k));
+            }
+        }
+    }
+    e
+}
+
+fn cactus(rng: &mut ChaCha8Rng, n: u32, max_cycle: u32) -> Edges {
+    let mut e = Vec::new();
+    let mut next = 1u32;
+    while next < n {
+        let at = rng.random_range(0..next);
+        let len = rng.random_range(1..=(n - next).min(max_cycle));
+        let mut prev = at;
+        for i in 0..len {
+            e.push((prev, next + i));
+            prev = next + i;
+        }
+        if len >= 2 {
+            e.push((prev, at));
+        }
+        next += len;
+    }
+    e
+}
+
+fn general(rng: &mut ChaCha8Rng, n: u32, m: usize) -> Edges {
+    let mut e = tree(rng, n);
+    while e.len() < m {
+        e.push((rng.random_range(0..n), rng.random_range(0..n)));
+    }
+    e
+}
+
+/// Blocks of every kind hung on one another: cycles, θ0, bipartite grids, dense blocks.
+fn block_mix(rng: &mut ChaCha8Rng, n: u32, m_target: usize) -> Edges {
+    let mut e = Vec::new();
+    let mut next = 1u32;
+    while next < n {
+        let at = rng.random_range(0..next);
+        let room = n - next;
+        let block: (u32, Edges) = match rng.random_range(0..5) {
+            0 => {
+                let l = rng.random_range(3..=20u32);
+                (l, cycle(l))
+            }
+            1 => {
+                let mut t = cycle(6);
+                t.extend([(0, 6), (6, 3)]);
+                (7, t)
+            }
+            2 => {
+                let k = rng.random_range(3..=12u32);
+                (k * k, grid(k))
+            }
+            3 => (2, vec![(0, 1)]),
+            _ => {
+                let s = rng.random_range(8..=200u32);
+                let mut t = cycle(s);
+                for _ in 0..s {
+                    t.push((rng.random_range(0..s), rng.random_range(0..s)));
+                }
+                (s, t)
+            }
+        };
+        let (size, edges) = block;
+        if size - 1 > room {
+            e.push((at, next));
+            next += 1;
+            continue;
+        }
+        let map = |x: u32| if x == 0 { at } else { next + x - 1 };
+        e.extend(edges.iter().map(|&(u, v)| (map(u), map(v))));
+        next += size - 1;
+    }
+    while e.len() < m_target {
+        // Extra edges inside the last blocks only would merge blocks; add parallel edges/loops.
+        let &(a, b) = &e[rng.random_range(0..e.len())];
+        e.push((b, a));
+    }
+    e
+}
+
+fn relabel(rng: &mut ChaCha8Rng, n: u32, e: &Edges) -> Edges {
+    let mut perm: Vec<u32> = (0..n).collect();
+    perm.shuffle(rng);
+    e.iter()
+        .map(|&(u, v)| (perm[u as usize], perm[v as usize]))
+        .collect()
+}
+
+/// q targets: half random walks of the blank from the start (reachable), half the same with two
+/// tokens swapped (mostly unreachable).
+fn problem(rng: &mut ChaCha8Rng, n: u32, edges: Edges, q: usize, steps: usize) -> PuzzleProblem {
+    let mut start: Vec<u32> = (0..n).collect();
+    start.shuffle(rng);
+    let mut adj = vec![Vec::new(); n as usize];
+    for &(u, v) in &edges {
+        adj[u as usize].push(v);
+        adj[v as usize].push(u);
+    }
+    let mut targets = Vec::with_capacity(q);
+    for i in 0..q {
+        let mut t = start.clone();
+        let mut b = t.iter().position(|&x| x == 0).unwrap_or(0);
+        for _ in 0..steps {
+            if adj[b].is_empty() {
+                break;
+            }
+            let c = adj[b][rng.random_range(0..adj[b].len())] as usize;
+            t.swap(b, c);
+            b = c;
+        }
+        if i % 2 == 1 && n >= 3 {
+            let (x, y) = (
+                rng.random_range(0..n as usize),
+                rng.random_range(0..n as usize),
+            );
+            if t[x] != 0 && t[y] != 0 {
+                t.swap(x, y);
+            }
+        }
+        targets.push(t);
+    }
+    PuzzleProblem {
+        n,
+        edges,
+        start,
+        targets,
+    }
+}
+
+fn to_text(p: &PuzzleProblem) -> String {
+    let mut s =
+        String::with_capacity(p.n as usize * (p.targets.len() + 1) * 7 + p.edges.len() * 14);
+    use std::fmt::Write as _;
+    let _ = writeln!(s, "{} {} {}", p.n, p.edges.len(), p.targets.len());
+    for &(u, v) in &p.edges {
+        let _ = writeln!(s, "{} {}", u + 1, v + 1);
+    }
+    for arr in std::iter::once(&p.start).chain(&p.targets) {
+        for (i, t) in arr.iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            let _ = write!(s, "{t}");
+        }
+        s.push('\n');
+    }
+    s
+}
+
+// --- sections --------------------------------------------------------------------------------
+
+fn contest() {
+    println!("## contest limits: n <= 50, m <= 100, q = 1000 (median of 5 instances per family)");
+    println!(
+        "| family | n | m | yes | fast solve | fast parse+solve | seed's method (naive chain) | group engine |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let ctx = SolveContext::detached();
+    let mut rng = ChaCha8Rng::seed_from_u64(44);
+    type Family = (&'static str, fn(&mut ChaCha8Rng) -> (u32, Edges));
+    let families: [Family; 6] = [
+        ("tree", |r| (50, tree(r, 50))),
+        ("cycle", |_| (50, cycle(50))),
+        ("7x7 grid", |_| (49, grid(7))),
+        ("cactus", |r| (50, cactus(r, 50, 8))),
+        ("general", |r| (50, general(r, 50, 100))),
+        ("block mix", |r| (50, block_mix(r, 50, 60))),
+    ];
+    for (name, make) in families {
+        let mut rows: Vec<Row> = Vec::new();
+        for _ in 0..5 {
+            let (n, e) = make(&mut rng);
+            let e = relabel(&mut rng, n, &e);
+            let p = problem(&mut rng, n, e, 1000, 500);
+            let text = to_text(&p);
+            let (fast, w_fast, _) = timed(|| solve_puzzle(&p, &ctx).expect("fast"));
+            let (_, w_text, _) = timed(|| {
+                let q = parse_puzzle_text(&text).expect("parse");
+                format_answers(&solve_puzzle(&q, &ctx).expect("fast"))
+            });
+            let (naive, w_naive, _) = timed(|| solve_puzzle_reference(&p, &ctx).expect("naive"));
+            let (engine, w_engine, _) =
+                timed(|| solve_puzzle_group_engine(&p, &ctx, &Limits::default()).expect("engine"));
+            assert_eq!(fast, naive, "{name}: fast vs naive");
+            assert_eq!(fast, engine, "{name}: fast vs engine");
+            let yes = fast.iter().filter(|&&x| x).count();
+            let f = |d: Duration| d.as_secs_f64() * 1e3;
+            rows.push((
+                n,
+                p.edges.len(),
+                yes,
+                f(w_fast),
+                f(w_text),
+                f(w_naive),
+                f(w_engine),
+            ));
+        }
+        let med = |k: fn(&Row) -> f64| {
+            let mut v: Vec<f64> = rows.iter().map(k).collect();
+            v.sort_by(|a, b| a.total_cmp(b));
+            v[v.len() / 2]
+        };
+        println!(
+            "| {name} | {} | {} | {} | {:.3} ms | {:.3} ms | {:.3} ms | {:.3} ms |",
+            rows[0].0,
+            rows[0].1,
+            rows[0].2,
+            med(|r| r.3),
+            med(|r| r.4),
+            med(|r| r.5),
+            med(|r| r.6)
+        );
+    }
+}
+
+fn mid() {
+    println!("## mid: n = 200, q = 1000 (the naive chain's limit)");
+    println!("| family | m | yes | fast | seed's method (naive chain) | group engine |");
+    println!("|---|---|---|---|---|---|");
+    let ctx = SolveContext::detached();
+    let mut rng = ChaCha8Rng::seed_from_u64(45);
+    for (name, e) in [
+        ("general m=400", general(&mut rng, 200, 400)),
+        ("block mix", block_mix(&mut rng, 200, 260)),
+        ("cactus", cactus(&mut rng, 200, 12)),
+    ] {
+        let e = relabel(&mut rng, 200, &e);
+        let p = problem(&mut rng, 200, e, 1000, 2000);
+        let (fast, w_fast, _) = timed(|| solve_puzzle(&p, &ctx).expect("fast"));
+        let (naive, w_naive, _) = timed(|| solve_puzzle_reference(&p, &ctx).expect("naive"));
+        let (engine, w_engine, _) =
+            timed(|| solve_puzzle_group_engine(&p, &ctx, &Limits::default()).expect("engine"));
+        assert_eq!(fast, naive);
+        assert_eq!(fast, engine);
+        println!(
+            "| {name} | {} | {} | {} | {} | {} |",
+            p.edges.len(),
+            fast.iter().filter(|&&x| x).count(),
+            ms(w_fast),
+            ms(w_naive),
+            ms(w_engine)
+        );
+    }
+}
+
+/// Child process: parse the file, prepare, decide; print timings and VmHWM.
+fn scale_child(path: &str) {
+    let ctx = SolveContext::detached();
+    let t0 = Instant::now();
+    let c0 = cpu();
+    let text = std::fs::read_to_string(path).expect("read input");
+    let t_read = t0.elapsed();
+    let (p, w_parse, c_parse) = timed(|| parse_puzzle_text(&text).expect("parse"));
+    drop(text);
+    let (solver, w_prep, c_prep) =
+        timed(|| PuzzleSolver::new(p.n, &p.edges, &p.start, &ctx).expect("prepare"));
+    let (answers, w_q, c_q) = timed(|| {
+        p.targets
+            .iter()
+            .enumerate()
+            .map(|(i, t)| solver.is_reachable_indexed(i, t).expect("target"))
+            .collect::<Vec<_>>()
+    });
+    let out = format_answers(&answers);
+    let total = t0.elapsed();
+    let c_total = cpu().saturating_sub(c0);
+    let s = solver.summary();
+    println!(
+        "child: read {} | parse {} (cpu {}) | prepare {} (cpu {}) | {} targets {} (cpu {}) | total {} (cpu {}) | yes {} | VmHWM {} MiB | blocks {} (bridges {}, cycles {}, enumerated {}, symmetric {}, alternating {}) | output {} bytes",
+        ms(t_read),
+        ms(w_parse),
+        ms(c_parse),
+        ms(w_prep),
+        ms(c_prep),
+        p.targets.len(),
+        ms(w_q),
+        ms(c_q),
+        ms(total),
+        ms(c_total),
+        answers.iter().filter(|&&x| x).count(),
+        vm_hwm_kib() / 1024,
+        s.blocks,
+        s.bridges,
+        s.cycles,
+        s.enumerated,
+        s.symmetric,
+        s.alternating,
+        out.len()
+    );
+}
+
+fn scale() {
+    println!(
+        "## scale: n = 100,000, m = 300,000, q = 100, end to end from text in a child process"
+    );
+    let mut rng = ChaCha8Rng::seed_from_u64(46);
+    let n = 100_000u32;
+    for (name, e) in [
+        (
+            "general (tree + random edges)",
+            general(&mut rng, n, 300_000),
+        ),
+        (
+            "block mix (cycles, θ0, grids, dense blocks, bridges; parallel edges)",
+            block_mix(&mut rng, n, 300_000),
+        ),
+        ("cactus (cycles <= 30)", cactus(&mut rng, n, 30)),
+    ] {
+        let e = relabel(&mut rng, n, &e);
+        let p = problem(&mut rng, n, e, 100, 1_000_000);
+        // In process, for comparison.
+        let ctx = SolveContext::detached();
+        let (answers, w, c) = timed(|| solve_puzzle(&p, &ctx).expect("solve"));
+        let text = to_text(&p);
+        let path =
+            std::env::temp_dir().join(format!("orbit-puzzle-bench-{}.txt", std::process::id()));
+        std::fs::File::create(&path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .expect("write input");
+        println!(
+            "{name}: m = {}, input {:.1} MB; in process solve_puzzle {} (cpu {}), yes {}",
+            p.edges.len(),
+            text.len() as f64 / 1e6,
+            ms(w),
+            ms(c),
+            answers.iter().filter(|&&x| x).count()
+        );
+        drop(text);
+        let exe = std::env::current_exe().expect("current exe");
+        let out = std::process::Command::new(exe)
+            .env("ORBIT_PUZZLE_BENCH_CHILD", &path)
+            .output()
+            .expect("run child");
+        print!("{}", String::from_utf8_lossy(&out.stdout));
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+fn main() {
+    if let Ok(path) = std::env::var("ORBIT_PUZZLE_BENCH_CHILD") {
+        scale_child(&path);
+        return;
+    }
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    // `mid` (about 2 minutes, the references at n = 200) runs only when named.
+    let want = |s: &str| (args.is_empty() && s != "mid") || args.iter().any(|a| a == s);
+    if want("contest") {
+        contest();
+    }
+    if want("mid") {
+        mid();
+    }
+    if want("scale") {
+        scale();
+    }
+}

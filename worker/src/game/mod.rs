@@ -1,0 +1,18 @@
+//! Two-player games solved exactly by retrograde analysis.
+//!
+//! * [`retrograde`]: win / lose / draw, depth and an optimal move for every vertex of an explicit
+//!   directed game graph, in linear time.
+//! * [`cop_thief`]: the policeman-and-thief grid game over its implicit state graph (2 bytes per
+//!   state, level-synchronous and multi-threaded).
+
+pub mod cop_thief;
+pub mod retrograde;
+
+pub use cop_thief::{
+    Cell, CopThiefSolution, CopThiefValue, Grid, Tuning, parse_grid_text, solve_cop_thief,
+    solve_cop_thief_tuned, validate_cop_thief,
+};
+pub use retrograde::{
+    GameGraph, GameSolution, NO_DEPTH, NO_MOVE, Outcome, parse_game_text, solve_game,
+    solve_game_threads, validate_game,
+};

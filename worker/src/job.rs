@@ -1,0 +1,115 @@
+//! The job kinds the pool runs, as domain types, and the one dispatch from a job to its solver.
+//!
+//! The server converts each protobuf job into a [`JobSpec`] (all conversions live in
+//! `server/src/convert.rs`), calls [`JobSpec::validate`] before queueing, and runs
+//! [`JobSpec::run`] on a worker thread.
+
+use crate::context::SolveContext;
+use crate::counting::{CountAnswer, CountProblem, solve_count, validate_count};
+use crate::error::SolveError;
+use crate::game::{
+    CopThiefValue, GameGraph, GameSolution, Grid, solve_cop_thief, solve_game, validate_cop_thief,
+    validate_game,
+};
+use crate::group::{GroupAnswer, GroupProblem, solve_group, validate_group_problem};
+use crate::limits::Limits;
+use crate::puzzle::{PuzzleProblem, solve_puzzle, validate_puzzle};
+
+/// A job, ready to validate and run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobSpec {
+    /// Win/lose/draw on an explicit game graph; `query` lists the vertices to report (empty: all).
+    Game { graph: GameGraph, query: Vec<u32> },
+    /// The policeman-and-thief game on a grid.
+    CopThief { grid: Grid },
+    /// Order, base, orbits and membership for a permutation group.
+    Group(GroupProblem),
+    /// Counting colourings up to symmetry.
+    Count(CountProblem),
+    /// Reachability in the token puzzle.
+    Puzzle(PuzzleProblem),
+}
+
+/// A job's answer, matching its [`JobSpec`] variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobAnswer {
+    /// The solution for every vertex, and the query to report.
+    Game {
+        solution: GameSolution,
+        query: Vec<u32>,
+    },
+    /// The value of the start position.
+    CopThief { value: CopThiefValue },
+    /// The group's order, base, orbits and memberships.
+    Group(GroupAnswer),
+    /// The count (and cycle index, if asked for).
+    Count(CountAnswer),
+    /// Reachability of each target, in order.
+    Puzzle(Vec<bool>),
+}
+
+impl JobSpec {
+    /// Every job kind's name, as in the protobuf `Job.kind` oneof.
+    pub const KINDS: &'static [&'static str] = &["game", "group", "count", "puzzle", "cop_thief"];
+
+    /// The job kind's name, as in the protobuf `Job.kind` oneof. Used in logs and `ServerInfo`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            JobSpec::Game { .. } => "game",
+            JobSpec::CopThief { .. } => "cop_thief",
+            JobSpec::Group(_) => "group",
+            JobSpec::Count(_) => "count",
+            JobSpec::Puzzle(_) => "puzzle",
+        }
+    }
+
+    /// Checks the job against `limits` and for malformed input, before it is queued.
+    ///
+    /// # Errors
+    /// [`SolveError::InvalidArgument`] naming the field, or [`SolveError::LimitExceeded`].
+    pub fn validate(&self, limits: &Limits) -> Result<(), SolveError> {
+        match self {
+            JobSpec::Game { graph, query } => {
+                validate_game(graph, limits)?;
+                for (i, &v) in query.iter().enumerate() {
+                    if v >= graph.vertices {
+                        return Err(SolveError::invalid(
+                            format!("game.query[{i}]"),
+                            format!(
+                                "vertex {v} out of range 0..{}",
+                                graph.vertices.saturating_sub(1)
+                            ),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            JobSpec::CopThief { grid } => validate_cop_thief(grid, limits),
+            JobSpec::Group(problem) => validate_group_problem(problem, limits),
+            JobSpec::Count(problem) => validate_count(problem, limits),
+            JobSpec::Puzzle(problem) => validate_puzzle(problem, limits),
+        }
+    }
+
+    /// Runs the solver. Call [`validate`](Self::validate) first.
+    ///
+    /// # Errors
+    /// Whatever the solver reports; [`SolveError::Cancelled`] once `ctx` is cancelled.
+    pub fn run(self, ctx: &SolveContext, limits: &Limits) -> Result<JobAnswer, SolveError> {
+        match self {
+            JobSpec::Game { graph, query } => {
+                let solution = solve_game(&graph, ctx)?;
+                Ok(JobAnswer::Game { solution, query })
+            }
+            JobSpec::CopThief { grid } => {
+                let solution = solve_cop_thief(&grid, limits.threads_per_job.max(1), ctx)?;
+                Ok(JobAnswer::CopThief {
+                    value: solution.start_value(),
+                })
+            }
+            JobSpec::Group(problem) => solve_group(&problem, ctx, limits).map(JobAnswer::Group),
+            JobSpec::Count(problem) => solve_count(&problem, ctx, limits).map(JobAnswer::Count),
+            JobSpec::Puzzle(problem) => solve_puzzle(&problem, ctx).map(JobAnswer::Puzzle),
+        }
+    }
+}

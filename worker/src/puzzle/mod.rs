@@ -1,0 +1,270 @@
+//! The token puzzle on a graph (Orbit issue 4; the "board game" of seed 002).
+//!
+//! Every vertex of an undirected graph holds a token; the tokens `0..n-1` form a permutation. A
+//! move swaps token 0 (the *blank*) with the token on a vertex adjacent to the blank's vertex.
+//! Given a start arrangement and many targets, [`solve_puzzle`] answers, for each target, whether
+//! it can be reached. The answer is exact for every graph (trees, cycles, self-loops, parallel
+//! edges, disconnected graphs, `n = 1`) and runs in `O((n + m) log m + q·n)` time.
+//!
+//! # Method
+//!
+//! Let `r` be the blank's start vertex. Tokens outside `r`'s component never move. Inside it,
+//! walking the blank from its target vertex back to `r` along a fixed spanning tree *normalises*
+//! a target (walks are reversible, so this changes nothing about reachability); the question
+//! becomes whether a permutation lies in the group `G_r` of arrangements reachable by closed walks
+//! of the blank from `r` (the image of the fundamental group `π1(graph, r)`).
+//!
+//! Root the block-cut tree at `r`. Every closed walk from `r` is a product of "lassos" `P·w·P⁻¹`,
+//! where `P` leads from `r` to the *entry* (the vertex nearest `r`) `e_B` of a block `B` without
+//! touching any other vertex of `B`, and `w` is a closed walk inside `B` from `e_B`. Such a lasso
+//! permutes only the tokens on `B \ {e_B}` — the path shift of `P` is undone by `P⁻¹` and never
+//! touches those vertices — and it permutes them exactly as `w` does. Every vertex other than `r`
+//! is a non-entry vertex of exactly one block, so
+//!
+//! `G_r = ∏_B puz(B, e_B)` acting on the disjoint sets `B \ {e_B}`,
+//!
+//! with `puz(B, e)` the group of the block alone with its blank at `e`. With one blank a token
+//! can never cross a cut vertex. Self-loops and parallel edges generate nothing (a walk along two
+//! parallel edges is a backtrack), so blocks are taken in the simple graph. For a block:
+//!
+//! * a bridge: trivial;
+//! * a cycle of length `L`: the `L - 1` rotations of its non-entry tokens in cyclic order;
+//! * at most 7 vertices (this includes Wilson's exception θ0, whose group has order 120): the
+//!   group is enumerated explicitly (at most `6! = 720` elements);
+//! * otherwise, by Wilson's theorem: the symmetric group if the block is not bipartite, the
+//!   alternating group if it is.
+//!
+//! A normalised target is reachable iff every token stays in its block's non-entry set and the
+//! induced permutation of each block lies in that block's group. [`reference`](mod@reference)
+//! holds the seed's method (one generator per non-tree edge, a stabiliser chain), against which
+//! this is tested, together with exhaustive BFS over all arrangements.
+//!
+//! # References
+//!
+//! * R. M. Wilson, "Graph puzzles, homotopy, and the alternating group", *J. Combin. Theory
+//!   Ser. B* 16 (1974) 86–96.
+//! * D. Kornhauser, G. Miller, P. Spirakis, "Coordinating pebble motion on graphs, the diameter
+//!   of permutation groups, and applications", FOCS 1984.
+//! * J. Hopcroft, R. Tarjan, "Algorithm 447: efficient algorithms for graph manipulation",
+//!   *Comm. ACM* 16 (1973) — biconnected components.
+//!
+//! # Example
+//!
+//! ```
+//! use orbit_worker::puzzle::{parse_puzzle_text, solve_puzzle};
+//! use orbit_worker::SolveContext;
+//!
+//! let text = "5 6 3\n2 1\n4 5\n3 5\n3 4\n2 3\n1 3\n1 2 3 4 0\n0 1 2 3 4\n2 1 0 4 3\n4 3 0 1 2\n";
+//! let problem = parse_puzzle_text(text)?;
+//! let answers = solve_puzzle(&problem, &SolveContext::detached())?;
+//! assert_eq!(answers, vec![true, true, false]);
+//! # Ok::<(), orbit_worker::SolveError>(())
+//! ```
+
+mod blocks;
+mod parse;
+pub mod reference;
+mod solver;
+
+pub use parse::{format_answers, parse_puzzle_text};
+pub use solver::PuzzleSolver;
+
+use crate::{Limits, SolveContext, SolveError};
+
+/// One puzzle job: a graph, a start arrangement and the targets to decide.
+///
+/// Vertices are `0..n-1`; `start[v]` (and `targets[i][v]`) is the token on vertex `v`, and each
+/// arrangement is a permutation of `0..n-1`. Token 0 is the blank.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PuzzleProblem {
+    /// Number of vertices, at least 1.
+    pub n: u32,
+    /// Undirected edges `(u, v)`, 0-based; self-loops and parallel edges are allowed.
+    pub edges: Vec<(u32, u32)>,
+    /// The start arrangement: the token on each vertex.
+    pub start: Vec<u32>,
+    /// The target arrangements, answered in order.
+    pub targets: Vec<Vec<u32>>,
+}
+
+/// Checks a puzzle job against `limits` and for well-formedness, before any work is done.
+///
+/// # Arguments
+/// * `p` — the job.
+/// * `limits` — `max_vertices` bounds `n`, `max_edges` the edge count, and
+///   `max_permutation_entries` the total `n · (1 + targets)` integers of the arrangements.
+///
+/// # Returns
+/// `Ok(())`, or [`SolveError::InvalidArgument`] naming the field (`puzzle.n`, `puzzle.edges[5]`,
+/// `puzzle.start[2]`, `puzzle.targets[3][7]`) and what is wrong (a vertex out of range, a token out
+/// of range or repeated, a wrong length), or [`SolveError::LimitExceeded`].
+///
+/// # Complexity
+/// `O(n·(q + 1) + m)` time, `O(n)` extra memory.
+///
+/// # Example
+/// ```
+/// use orbit_worker::puzzle::{validate_puzzle, PuzzleProblem};
+/// use orbit_worker::Limits;
+///
+/// let p = PuzzleProblem { n: 2, edges: vec![(0, 1)], start: vec![0, 1], targets: vec![vec![1, 1]] };
+/// let err = validate_puzzle(&p, &Limits::default()).unwrap_err();
+/// assert_eq!(err.to_string(), "puzzle.targets[0][1]: token 1 appears twice (also at puzzle.targets[0][0])");
+/// ```
+pub fn validate_puzzle(p: &PuzzleProblem, limits: &Limits) -> Result<(), SolveError> {
+    validate_graph(p.n, &p.edges, limits)?;
+    let n = p.n as usize;
+    let entries = (n as u128) * (p.targets.len() as u128 + 1);
+    if entries > u128::from(limits.max_permutation_entries) {
+        return Err(SolveError::limit(
+            format!(
+                "puzzle arrangements ({} tokens x {} arrangements)",
+                n,
+                p.targets.len() + 1
+            ),
+            format!("{} tokens", limits.max_permutation_entries),
+        ));
+    }
+    let mut seen = vec![u32::MAX; n];
+    check_arrangement(
+        &p.start,
+        n,
+        &mut seen,
+        &|i| format!("puzzle.start[{i}]"),
+        "puzzle.start",
+    )?;
+    for (q, t) in p.targets.iter().enumerate() {
+        seen.fill(u32::MAX);
+        check_arrangement(
+            t,
+            n,
+            &mut seen,
+            &|i| format!("puzzle.targets[{q}][{i}]"),
+            &format!("puzzle.targets[{q}]"),
+        )?;
+    }
+    Ok(())
+}
+
+/// Checks `n` and the edges (vertex range) against the limits.
+pub(crate) fn validate_graph(
+    n: u32,
+    edges: &[(u32, u32)],
+    limits: &Limits,
+) -> Result<(), SolveError> {
+    if n == 0 {
+        return Err(SolveError::invalid("puzzle.n", "must be at least 1"));
+    }
+    if u64::from(n) > limits.max_vertices {
+        return Err(SolveError::limit(
+            format!("puzzle.n = {n} vertices"),
+            limits.max_vertices,
+        ));
+    }
+    if edges.len() as u64 > limits.max_edges {
+        return Err(SolveError::limit(
+            format!("puzzle.edges ({} edges)", edges.len()),
+            limits.max_edges,
+        ));
+    }
+    for (i, &(u, v)) in edges.iter().enumerate() {
+        for x in [u, v] {
+            if x >= n {
+                return Err(SolveError::invalid(
+                    format!("puzzle.edges[{i}]"),
+                    format!("vertex {x} out of range 0..{}", n - 1),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `arr` is a permutation of `0..n`. `seen` must have length `n` and be filled with
+/// `u32::MAX`; it is left dirty. `field(i)` names entry `i`, `whole` the arrangement.
+pub(crate) fn check_arrangement(
+    arr: &[u32],
+    n: usize,
+    seen: &mut [u32],
+    field: &dyn Fn(usize) -> String,
+    whole: &str,
+) -> Result<(), SolveError> {
+    if arr.len() != n {
+        return Err(SolveError::invalid(
+            whole,
+            format!(
+                "has {} tokens, expected n = {n} (one per vertex)",
+                arr.len()
+            ),
+        ));
+    }
+    for (i, &t) in arr.iter().enumerate() {
+        let Some(slot) = seen.get_mut(t as usize) else {
+            return Err(SolveError::invalid(
+                field(i),
+                format!("token {t} out of range 0..{}", n.saturating_sub(1)),
+            ));
+        };
+        if *slot != u32::MAX {
+            return Err(SolveError::invalid(
+                field(i),
+                format!(
+                    "token {t} appears twice (also at {})",
+                    field(*slot as usize)
+                ),
+            ));
+        }
+        *slot = i as u32;
+    }
+    Ok(())
+}
+
+/// Decides every target of a puzzle job, exactly.
+///
+/// # Arguments
+/// * `p` — the job; it is validated here (with [`Limits::default`]'s permutation rules but no size
+///   limits — call [`validate_puzzle`] first to enforce a server's limits).
+/// * `ctx` — cancellation is checked between targets and inside the preparation; progress is
+///   reported per target.
+///
+/// # Returns
+/// One `bool` per target, in target order: `true` iff the target is reachable from the start.
+///
+/// # Complexity
+/// `O((n + m) log m)` preparation (sorting the edges, biconnected blocks), then `O(n)` per target
+/// (blocks of at most 7 vertices are enumerated once, at most 720 elements each); `O(n + m)`
+/// memory.
+///
+/// # Example
+/// ```
+/// use orbit_worker::puzzle::{solve_puzzle, PuzzleProblem};
+/// use orbit_worker::SolveContext;
+///
+/// // A 4-cycle 0-1-2-3: with the blank back on vertex 0, the other three tokens only rotate.
+/// let p = PuzzleProblem {
+///     n: 4,
+///     edges: vec![(0, 1), (1, 2), (2, 3), (3, 0)],
+///     start: vec![0, 1, 2, 3],
+///     targets: vec![vec![0, 2, 3, 1], vec![0, 2, 1, 3], vec![1, 0, 2, 3]],
+/// };
+/// assert_eq!(solve_puzzle(&p, &SolveContext::detached())?, vec![true, false, true]);
+/// # Ok::<(), orbit_worker::SolveError>(())
+/// ```
+pub fn solve_puzzle(p: &PuzzleProblem, ctx: &SolveContext) -> Result<Vec<bool>, SolveError> {
+    let unlimited = Limits {
+        max_vertices: u64::MAX,
+        max_edges: u64::MAX,
+        max_permutation_entries: u64::MAX,
+        ..Limits::default()
+    };
+    validate_puzzle(p, &unlimited)?;
+    let solver = PuzzleSolver::new(p.n, &p.edges, &p.start, ctx)?;
+    let q = p.targets.len();
+    let mut out = Vec::with_capacity(q);
+    for (i, t) in p.targets.iter().enumerate() {
+        ctx.check()?;
+        out.push(solver.is_reachable_indexed(i, t)?);
+        ctx.progress(0.2 + 0.8 * (i + 1) as f64 / q as f64);
+    }
+    Ok(out)
+}

@@ -1,0 +1,261 @@
+//! The contest text format of the puzzle (WC2017 "board game", UOJ 287), for `orbit puzzle`.
+
+use super::PuzzleProblem;
+use crate::SolveError;
+
+/// Parses the contest format into a [`PuzzleProblem`] (0-based vertices).
+///
+/// The format: a line `n m q`; `m` lines `u v` (an edge, 1-based vertices); a line of `n` tokens,
+/// the token on vertex `1..n` of the start; `q` lines in the same form, the targets. Blank lines are
+/// skipped; anything else out of place is an error.
+///
+/// # Arguments
+/// * `text` — the whole input.
+///
+/// # Returns
+/// The problem, with every arrangement checked to be a permutation of `0..n-1`; or
+/// [`SolveError::InvalidArgument`] whose field is `line L` (1-based, as in the file) and whose
+/// reason names the edge, the target, the vertex (1-based) and the token at fault, e.g.
+/// `line 9: target 2, vertex 4: token 1 appears twice (also on vertex 2)`.
+///
+/// # Complexity
+/// `O(size of text)` time; `O(n·(q + 1) + m)` memory for the result.
+///
+/// # Example
+/// ```
+/// use orbit_worker::puzzle::parse_puzzle_text;
+///
+/// let p = parse_puzzle_text("3 2 1\n1 2\n2 3\n0 1 2\n1 0 2\n")?;
+/// assert_eq!(p.edges, vec![(0, 1), (1, 2)]);
+/// assert_eq!(p.targets, vec![vec![1, 0, 2]]);
+/// let err = parse_puzzle_text("3 2 1\n1 2\n2 4\n0 1 2\n1 0 2\n").unwrap_err();
+/// assert_eq!(err.to_string(), "line 3: edge 2: vertex 4 out of range 1..3");
+/// # Ok::<(), orbit_worker::SolveError>(())
+/// ```
+pub fn parse_puzzle_text(text: &str) -> Result<PuzzleProblem, SolveError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .filter(|(_, l)| !l.trim().is_empty());
+    let last_line = text.lines().count();
+    let mut next_line = |what: &dyn Fn() -> String| {
+        lines.next().ok_or_else(|| {
+            SolveError::invalid(
+                format!("line {}", last_line + 1),
+                format!("expected {}, found the end of the input", what()),
+            )
+        })
+    };
+
+    let (ln, header) = next_line(&|| "the header `n m q`".to_string())?;
+    let head = numbers(ln, header, 3, "the header `n m q`")?;
+    let (n, m, q) = (head[0], head[1], head[2]);
+    if n == 0 {
+        return Err(SolveError::invalid(
+            format!("line {ln}"),
+            "n must be at least 1",
+        ));
+    }
+
+    let mut edges = Vec::with_capacity(m.min(1 << 24) as usize);
+    for e in 1..=m {
+        let (ln, line) = next_line(&|| format!("edge {e} of {m} (`u v`)"))?;
+        let mut words = line.split_ascii_whitespace();
+        let fast = match (words.next(), words.next(), words.next()) {
+            (Some(a), Some(b), None) => a.parse::<u32>().ok().zip(b.parse::<u32>().ok()),
+            _ => None,
+        };
+        let uv = match fast {
+            Some((a, b)) => [a, b],
+            None => {
+                // `numbers` checks the count, so both indices exist.
+                let v = numbers(ln, line, 2, &format!("edge {e} (`u v`)"))?;
+                [v[0], v[1]]
+            }
+        };
+        for x in [uv[0], uv[1]] {
+            if x == 0 || x > n {
+                return Err(SolveError::invalid(
+                    format!("line {ln}"),
+                    format!("edge {e}: vertex {x} out of range 1..{n}"),
+                ));
+            }
+        }
+        edges.push((uv[0] - 1, uv[1] - 1));
+    }
+
+    let mut seen = vec![0u32; n as usize];
+    let (ln, line) = next_line(&|| format!("the start arrangement ({n} tokens)"))?;
+    let start = arrangement(ln, line, n, "start", &mut seen)?;
+    let mut targets = Vec::with_capacity(q.min(1 << 20) as usize);
+    for t in 1..=q {
+        let (ln, line) = next_line(&|| format!("target {t} of {q} ({n} tokens)"))?;
+        targets.push(arrangement(ln, line, n, &format!("target {t}"), &mut seen)?);
+    }
+    if let Some((ln, _)) = lines.next() {
+        return Err(SolveError::invalid(
+            format!("line {ln}"),
+            format!("unexpected input after the {q} targets announced in the header"),
+        ));
+    }
+    Ok(PuzzleProblem {
+        n,
+        edges,
+        start,
+        targets,
+    })
+}
+
+/// Formats answers as the contest does: one line `Yes` or `No` per target.
+///
+/// # Example
+/// ```
+/// assert_eq!(orbit_worker::puzzle::format_answers(&[true, false]), "Yes\nNo\n");
+/// ```
+pub fn format_answers(answers: &[bool]) -> String {
+    let mut s = String::with_capacity(answers.len() * 4);
+    for &a in answers {
+        s.push_str(if a { "Yes\n" } else { "No\n" });
+    }
+    s
+}
+
+/// Exactly `count` non-negative integers that fit in `u32`.
+fn numbers(ln: usize, line: &str, count: usize, what: &str) -> Result<Vec<u32>, SolveError> {
+    let mut out = Vec::with_capacity(count);
+    for word in line.split_ascii_whitespace() {
+        if out.len() == count {
+            return Err(SolveError::invalid(
+                format!("line {ln}"),
+                format!("{what}: more than {count} numbers"),
+            ));
+        }
+        out.push(number(ln, word, what)?);
+    }
+    if out.len() != count {
+        return Err(SolveError::invalid(
+            format!("line {ln}"),
+            format!("{what}: expected {count} numbers, found {}", out.len()),
+        ));
+    }
+    Ok(out)
+}
+
+fn number(ln: usize, word: &str, what: &str) -> Result<u32, SolveError> {
+    word.parse::<u32>()
+        .map_err(|_| not_a_number(ln, word, what))
+}
+
+fn not_a_number(ln: usize, word: &str, what: &str) -> SolveError {
+    SolveError::invalid(
+        format!("line {ln}"),
+        format!("{what}: `{word}` is not a non-negative 32-bit integer"),
+    )
+}
+
+/// A line of `n` tokens forming a permutation of `0..n-1`. `seen` (length `n`) is scratch.
+///
+/// A byte-level fast path handles well-formed lines (the bulk of a large input); any line it
+/// rejects goes through [`arrangement_checked`], which names the fault.
+fn arrangement(
+    ln: usize,
+    line: &str,
+    n: u32,
+    what: &str,
+    seen: &mut [u32],
+) -> Result<Vec<u32>, SolveError> {
+    seen.fill(0);
+    match arrangement_fast(line.as_bytes(), n, seen) {
+        Some(out) => Ok(out),
+        None => arrangement_checked(ln, line, n, what, seen),
+    }
+}
+
+/// `None` on anything unusual (a non-digit, overflow, a token out of range or repeated, a wrong
+/// count); `seen` must be zero on entry.
+fn arrangement_fast(bytes: &[u8], n: u32, seen: &mut [u32]) -> Option<Vec<u32>> {
+    let mut out = Vec::with_capacity(n as usize);
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == bytes.len() {
+            break;
+        }
+        let mut value: u64 = 0;
+        let begin = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            value = value * 10 + u64::from(bytes[i] - b'0');
+            if value >= u64::from(n) {
+                return None;
+            }
+            i += 1;
+        }
+        if i == begin
+            || (i < bytes.len() && !bytes[i].is_ascii_whitespace())
+            || out.len() == n as usize
+        {
+            return None;
+        }
+        let slot = &mut seen[value as usize];
+        if *slot != 0 {
+            return None;
+        }
+        out.push(value as u32);
+        *slot = out.len() as u32;
+    }
+    (out.len() == n as usize).then_some(out)
+}
+
+/// The careful parse of an arrangement line, with errors naming the vertex and token.
+fn arrangement_checked(
+    ln: usize,
+    line: &str,
+    n: u32,
+    what: &str,
+    seen: &mut [u32],
+) -> Result<Vec<u32>, SolveError> {
+    seen.fill(0);
+    let mut out = Vec::with_capacity(n as usize);
+    for word in line.split_ascii_whitespace() {
+        if out.len() == n as usize {
+            return Err(SolveError::invalid(
+                format!("line {ln}"),
+                format!("{what}: more than n = {n} tokens"),
+            ));
+        }
+        let vertex = out.len() + 1;
+        let Ok(tok) = word.parse::<u32>() else {
+            return Err(not_a_number(ln, word, &format!("{what}, vertex {vertex}")));
+        };
+        if tok >= n {
+            return Err(SolveError::invalid(
+                format!("line {ln}"),
+                format!(
+                    "{what}, vertex {vertex}: token {tok} out of range 0..{}",
+                    n - 1
+                ),
+            ));
+        }
+        let slot = &mut seen[tok as usize];
+        if *slot != 0 {
+            return Err(SolveError::invalid(
+                format!("line {ln}"),
+                format!(
+                    "{what}, vertex {vertex}: token {tok} appears twice (also on vertex {slot})"
+                ),
+            ));
+        }
+        *slot = vertex as u32;
+        out.push(tok);
+    }
+    if out.len() != n as usize {
+        return Err(SolveError::invalid(
+            format!("line {ln}"),
+            format!("{what}: expected n = {n} tokens, found {}", out.len()),
+        ));
+    }
+    Ok(out)
+}

@@ -1,0 +1,173 @@
+//! Property tests on random small groups (degree <= 9) against brute force: the whole group is
+//! enumerated by breadth-first closure under the generators, which is the oracle for the order,
+//! for membership of members and of random permutations, and for the orbits.
+
+use std::collections::HashSet;
+
+use num_bigint::BigUint;
+use orbit_worker::group::{GroupKind, Perm, PermGroup};
+use orbit_worker::{Limits, SolveContext};
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn from_images(v: Vec<u32>) -> Perm {
+    Perm::from_images(v, "test").expect("constructed as a permutation")
+}
+
+/// A random generator of one of several shapes, so that the groups range from tiny to Sym(9).
+fn random_generator(d: usize, rng: &mut ChaCha8Rng) -> Perm {
+    let mut img: Vec<u32> = (0..d as u32).collect();
+    match rng.random_range(0..10) {
+        // Random permutation of a small random support.
+        0..=3 => {
+            let mut pts: Vec<u32> = (0..d as u32).collect();
+            pts.shuffle(rng);
+            let k = rng.random_range(1..=d.min(4));
+            let support = &pts[..k];
+            let mut moved = support.to_vec();
+            moved.shuffle(rng);
+            for (&a, &b) in support.iter().zip(&moved) {
+                img[a as usize] = b;
+            }
+        }
+        // Preserves the blocks {0,1}, {2,3}, ... (or of size 3): permute blocks, then within.
+        4..=6 => {
+            let size = if d.is_multiple_of(3) { 3 } else { 2 };
+            let blocks = d / size;
+            let mut order: Vec<usize> = (0..blocks).collect();
+            order.shuffle(rng);
+            for (b, &to) in order.iter().enumerate() {
+                let mut inner: Vec<usize> = (0..size).collect();
+                if rng.random_bool(0.5) {
+                    inner.shuffle(rng);
+                }
+                for (i, &j) in inner.iter().enumerate() {
+                    img[b * size + i] = (to * size + j) as u32;
+                }
+            }
+        }
+        // Product of disjoint transpositions.
+        7 | 8 => {
+            let mut pts: Vec<u32> = (0..d as u32).collect();
+            pts.shuffle(rng);
+            for pair in pts.chunks_exact(2).take(rng.random_range(1..=d / 2 + 1)) {
+                img[pair[0] as usize] = pair[1];
+                img[pair[1] as usize] = pair[0];
+            }
+        }
+        // Uniformly random.
+        _ => img.shuffle(rng),
+    }
+    from_images(img)
+}
+
+/// A permutation of at most 16 points packed 4 bits per image.
+fn pack(images: impl Iterator<Item = u32>) -> u64 {
+    images.enumerate().fold(0, |acc, (i, x)| acc | (u64::from(x) << (4 * i)))
+}
+
+fn unpack(d: usize, e: u64) -> Vec<u32> {
+    (0..d).map(|i| ((e >> (4 * i)) & 15) as u32).collect()
+}
+
+/// All elements of `<gens>` by breadth-first search.
+fn closure(d: usize, gens: &[Perm]) -> HashSet<u64> {
+    let id = pack(0..d as u32);
+    let mut seen = HashSet::from([id]);
+    let mut queue = vec![id];
+    let mut head = 0;
+    while head < queue.len() {
+        let e = queue[head];
+        head += 1;
+        for g in gens {
+            let next = pack(unpack(d, e).into_iter().map(|x| g.images()[x as usize]));
+            if seen.insert(next) {
+                queue.push(next);
+            }
+        }
+    }
+    seen
+}
+
+fn to_perm(d: usize, e: u64) -> Perm {
+    from_images(unpack(d, e))
+}
+
+#[test]
+fn group_random_small_groups_match_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2026);
+    let ctx = SolveContext::detached();
+    let limits = Limits::default();
+    let mut sizes = Vec::new();
+    for case in 0..400 {
+        let d = if rng.random_bool(0.9) { rng.random_range(4..=9) } else { rng.random_range(1..=3) };
+        let k = rng.random_range(0..=4);
+        let gens: Vec<Perm> = (0..k).map(|_| random_generator(d, &mut rng)).collect();
+        let all = closure(d, &gens);
+        let g = PermGroup::new(d, gens.clone(), &ctx, &limits).expect("builds");
+        let label = format!("case {case}: d={d} gens={gens:?}");
+        assert_eq!(g.order(), BigUint::from(all.len()), "{label}");
+        sizes.push(all.len());
+        // Every element (or a sample of 2000) is a member.
+        let elements: Vec<u64> = all.iter().copied().collect();
+        let sample: Vec<u64> = if elements.len() <= 2000 {
+            elements
+        } else {
+            elements.choose_multiple(&mut rng, 2000).copied().collect()
+        };
+        for e in sample {
+            assert!(g.contains(&to_perm(d, e)), "{label}: member {e:x}");
+        }
+        // Random permutations: member iff in the closure.
+        for _ in 0..200 {
+            let mut v: Vec<u32> = (0..d as u32).collect();
+            v.shuffle(&mut rng);
+            let member = all.contains(&pack(v.iter().copied()));
+            assert_eq!(g.contains(&from_images(v.clone())), member, "{label}: candidate {v:?}");
+        }
+        // Orbits: x and y share an orbit iff some element maps x to y.
+        for orbit in g.orbits() {
+            let x = orbit[0] as usize;
+            let reach: HashSet<u32> = all.iter().map(|&e| unpack(d, e)[x]).collect();
+            let mut expect: Vec<u32> = reach.into_iter().collect();
+            expect.sort_unstable();
+            let mut got: Vec<u32> = orbit.clone();
+            got.sort_unstable();
+            assert_eq!(got, expect, "{label}: orbit of {x}");
+        }
+        // Transversals multiply out to the order; products u_{k-1} * ... * u_0 cover the group.
+        let t = g.transversals().expect("small");
+        let product: usize = t.iter().map(Vec::len).product();
+        assert_eq!(product, all.len(), "{label}");
+        if all.len() <= 5000 {
+            let mut built: HashSet<u64> = HashSet::new();
+            let mut partial = vec![Perm::identity(d)];
+            for level in t.iter().rev() {
+                partial = partial.iter().flat_map(|p| level.iter().map(move |u| p.compose(u))).collect();
+            }
+            for p in partial {
+                built.insert(pack(p.images().iter().copied()));
+            }
+            assert_eq!(built, all, "{label}: transversal products");
+        }
+        // Kind agrees with the order.
+        let fact: usize = (1..=d).product();
+        let transitive = g.orbits().len() == 1;
+        let expect_kind = if all.len() == 1 {
+            GroupKind::Trivial
+        } else if transitive && all.len() == fact {
+            GroupKind::Symmetric
+        } else if transitive && d >= 3 && 2 * all.len() == fact {
+            GroupKind::Alternating
+        } else {
+            GroupKind::General
+        };
+        assert_eq!(g.kind(), expect_kind, "{label}");
+    }
+    // The generator shapes must give a spread of sizes, including large groups.
+    sizes.sort_unstable();
+    assert!(sizes[0] == 1 && *sizes.last().expect("cases") >= 40320, "sizes {sizes:?}");
+    let big = sizes.iter().filter(|&&s| s > 100).count();
+    assert!(big > 80, "only {big} groups larger than 100: {sizes:?}");
+}
