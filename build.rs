@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for p in &protos {
         println!("cargo:rerun-if-changed={p}");
     }
-    println!("cargo:rerun-if-changed=proto/orbit/v1");
+    println!("cargo:rerun-if-changed=proto/orbit");
 
     let fds = protox::compile(protos, ["proto"])?;
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
@@ -25,6 +25,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_server(true)
         .build_client(true)
         .compile_fds(fds)?;
+
+    // The benchmark's echo service: compiled separately so that it stays out of the descriptor set
+    // served by reflection.
+    println!("cargo:rerun-if-changed=proto/orbit/bench/echo.proto");
+    let bench = protox::compile(["proto/orbit/bench/echo.proto"], ["proto"])?;
+    tonic_prost_build::configure().compile_fds(bench)?;
 
     let descriptor_bytes = std::fs::read(&descriptor_path)?;
     pbjson_build::Builder::new()

@@ -17,6 +17,11 @@ pub mod v1 {
     include!(concat!(env!("OUT_DIR"), "/orbit.v1.serde.rs"));
 }
 
+/// `orbit.bench`: a bare echo service, the baseline of the spine benchmark. Not part of the API.
+pub mod bench {
+    include!(concat!(env!("OUT_DIR"), "/orbit.bench.rs"));
+}
+
 /// The encoded `FileDescriptorSet` of `proto/`, for server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/orbit_descriptor.bin"));

@@ -1,30 +1,45 @@
-//! The Schreier–Sims algorithm: a base and strong generating set (a stabiliser chain) with
-//! explicit transversals.
+//! The Schreier–Sims algorithm: a base and strong generating set (a stabiliser chain) whose
+//! transversals are stored either explicitly or as shallow Schreier trees (Schreier vectors).
 //!
 //! Two phases:
 //! 1. **Random Schreier–Sims** (Seress 2003, §4.3): sift random elements (product replacement)
 //!    through the chain built so far and add every non-trivial residue as a strong generator,
 //!    until a run of consecutive random elements sifts to the identity. This usually produces the
 //!    whole chain quickly, but proves nothing.
-//! 2. **Deterministic completion** (Sims; Holt–Eick–O'Brien 2005, §4.4.2, algorithm
-//!    SCHREIERSIMS): from the deepest level up, every Schreier generator `u_β · s · u_{β^s}⁻¹` of
-//!    level `i` is sifted through levels `i+1..`; a non-trivial residue becomes a new strong
-//!    generator and the deeper levels are completed again. When every Schreier generator of every
-//!    level sifts to the identity, Schreier's lemma proves that level `i+1` generates the stabiliser
-//!    of the base point of level `i`, so the chain is exact (the order is the product of the orbit
-//!    lengths). Schreier generators whose edge is a tree edge of the orbit's spanning tree are the
-//!    identity by construction and skipped.
+//! 2. **Proof of completeness**, one of:
+//!    - an order certificate from a normal series of the generators (see
+//!      [`super::normal_series`]): an upper bound on `|G|` equal to the product of the orbit
+//!      lengths proves the chain complete (the product is always a lower bound); tried first when
+//!      the completion below would be expensive;
+//!    - **deterministic completion** (Sims; Holt–Eick–O'Brien 2005, §4.4.2, algorithm
+//!      SCHREIERSIMS): from the deepest level up, every Schreier generator `u_β · s · u_{β^s}⁻¹`
+//!      of level `i` is sifted through levels `i+1..`; a non-trivial residue becomes a new strong
+//!      generator and the deeper levels are completed again. When every Schreier generator of
+//!      every level sifts to the identity, Schreier's lemma proves the chain exact. Schreier
+//!      generators whose edge is a tree edge of the orbit's spanning tree are the identity by
+//!      construction and skipped.
 //!
 //! Convention: products are GAP's (first left, then right); level `i`'s representative `u_β` maps
 //! its base point `b_i` to `β` and fixes `b_0..b_{i-1}`. Sifting `g` replaces it by `g · u_β⁻¹`
 //! with `β = b_i^g`, so `g = r · u_{k-1} · … · u_1 · u_0` where `r` is the residue.
 //!
-//! Memory: every orbit point of every level stores the inverse of its representative explicitly
-//! (`degree` integers; the representative itself is recomputed when needed); the total is charged
-//! against a budget before allocating, so an oversized chain ends with
-//! [`SolveError::LimitExceeded`].
+//! **Transversals.** Each orbit point `β ≠ b_i` records the tree edge that reached it: its parent
+//! `α` and a label `t` (a strong generator, the inverse of one, or an extra tree label of the
+//! level), with `u_β = u_α · t` exactly — a Schreier vector. A level whose `orbit length × degree`
+//! is at most [`ChainTuning::max_explicit_entries`] also stores every `u_β⁻¹` explicitly
+//! (`degree` integers each: O(d) sifting); a larger level keeps only the tree and sifts by walking
+//! it (O(d · depth)). To keep the walk short the tree is made *shallow* by cube doubling
+//! (Babai–Cooperman–Finkelstein–Luks–Seress; Seress 2003, §4.4, Lemma 4.4.2): while the
+//! breadth-first tree over the labels and their inverses is deeper than `R = 2k + ⌈log₂|Δ|⌉ + 2`
+//! (`k` extra labels so far), the representative `t = u_δ` of a point `δ` at depth `R + 1` becomes
+//! a new label. `b^t` lies outside the ball of radius `R ≥ 2k`, which contains `b^{C⁻¹C}` for the
+//! cube `C` of the extra labels, so `t ∉ C⁻¹C` and the cube doubles: at most `log₂|G^(i)|` labels
+//! are ever added, each costing O(d · R).
+//!
+//! Memory: pos arrays (d per level), the trees (O(|Δ_i|) per level), explicit representatives
+//! where chosen, and the strong generators and labels (2d each) are charged against a budget
+//! before allocating, so an oversized chain ends with [`SolveError::LimitExceeded`].
 
-use super::orbits::orbit_of_point;
 use super::perm::Perm;
 use super::product_replacement::ProductReplacement;
 use crate::context::SolveContext;
@@ -36,48 +51,115 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// Consecutive random elements that must sift to the identity before the random phase stops.
 const RANDOM_STREAK: usize = 12;
 
+/// Default bound on `orbit length × degree` for explicit representatives (2^24 integers, 64 MiB
+/// per level).
+pub(crate) const DEFAULT_MAX_EXPLICIT_ENTRIES: u64 = 1 << 24;
+
+/// Estimated integer operations of deterministic completion above which the normal-series
+/// certificate is tried first.
+const CERTIFICATE_WORK_THRESHOLD: u64 = 200_000_000;
+
+/// Internal knobs of the chain (the answers never depend on them, only time and memory).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ChainTuning {
+    /// A level stores explicit inverse representatives while `orbit length × degree` is at most
+    /// this; beyond it only the Schreier tree.
+    pub(crate) max_explicit_entries: u64,
+    /// Try the normal-series order certificate even when deterministic completion looks cheap.
+    pub(crate) always_try_certificate: bool,
+}
+
+impl Default for ChainTuning {
+    fn default() -> Self {
+        ChainTuning {
+            max_explicit_entries: DEFAULT_MAX_EXPLICIT_ENTRIES,
+            always_try_certificate: false,
+        }
+    }
+}
+
+/// Edge label code: `2 · pool index`, plus 1 for the inverse of that permutation.
+#[inline]
+fn code(idx: usize, inverse: bool) -> u32 {
+    (2 * idx + usize::from(inverse)) as u32
+}
+
+/// The inverse of the label with `code`, as an image array.
+#[inline]
+fn label_inverse<'a>(pool: &'a [Perm], pool_inv: &'a [Perm], code: u32) -> &'a [u32] {
+    let idx = (code >> 1) as usize;
+    if code & 1 == 0 {
+        pool_inv[idx].images()
+    } else {
+        pool[idx].images()
+    }
+}
+
+/// The label with `code`, as an image array.
+#[inline]
+fn label<'a>(pool: &'a [Perm], pool_inv: &'a [Perm], code: u32) -> &'a [u32] {
+    label_inverse(pool, pool_inv, code ^ 1)
+}
+
 /// One level of the stabiliser chain.
 pub(crate) struct Level {
     /// The base point `b_i`.
     pub(crate) base_point: u32,
-    /// Indices into [`Chain::strong`] of this level's generators `S^(i)`.
+    /// Pool indices of this level's generators `S^(i)` (their Schreier generators are verified).
     gens: Vec<u32>,
-    /// How many of `gens` have been applied to every orbit point so far.
+    /// Explicit mode: how many of `gens` have been applied to every orbit point so far.
     gens_applied: usize,
+    /// Tree mode: pool indices of the extra tree labels (elements of `<S^(i)>`, cube doubling).
+    extras: Vec<u32>,
     /// The orbit of `b_i` under `<S^(i)>`, in discovery order; `orbit[0] = b_i`.
     pub(crate) orbit: Vec<u32>,
     /// `pos[x]` = index of `x` in `orbit`, or [`NONE`]. Length = degree.
     pub(crate) pos: Vec<u32>,
-    /// Inverses of the representatives, flat: `inv_reps[j·d .. (j+1)·d]` is `u_j⁻¹`, where `u_j`
-    /// maps `b_i` to `orbit[j]`. Only inverses are stored (sifting needs them; the few places
-    /// that need `u_j` invert it), halving the memory.
-    inv_reps: Vec<u32>,
-    /// Spanning-tree edge that discovered each orbit point: (parent orbit index, strong generator
-    /// index), with `u_child = u_parent · s` exactly.
+    /// Explicit mode: inverses of the representatives, flat: `inv_reps[j·d .. (j+1)·d]` is `u_j⁻¹`.
+    /// `None` in tree mode.
+    inv_reps: Option<Vec<u32>>,
+    /// Tree edge that discovered each orbit point: (parent orbit index, label code), with
+    /// `u_child = u_parent · label` exactly (the Schreier vector).
     parent: Vec<(u32, u32)>,
     /// For each orbit point, how many of `gens` (a prefix) have had their Schreier generator
     /// verified.
     checked: Vec<u32>,
+    /// Integers charged for this level's orbit data (excluding labels in the pool).
+    charged: u64,
 }
 
-impl Level {
-    /// Writes representative `j` (maps the base point to `orbit[j]`) into `out`.
-    pub(crate) fn rep_into(&self, j: usize, n: usize, out: &mut [u32]) {
-        for (x, &y) in self.inv_rep(j, n).iter().enumerate() {
-            out[y as usize] = x as u32;
+/// Replaces `g` by `g · u_j⁻¹` (level `lvl`'s representative `j`).
+///
+/// Complexity: O(d) in explicit mode, O(d · depth(j)) in tree mode.
+#[inline]
+fn apply_inv_rep(lvl: &Level, pool: &[Perm], pool_inv: &[Perm], j: usize, g: &mut [u32]) {
+    let n = lvl.pos.len();
+    if let Some(inv_reps) = &lvl.inv_reps {
+        let inv = &inv_reps[j * n..(j + 1) * n];
+        for x in g.iter_mut() {
+            *x = inv[*x as usize];
         }
+        return;
     }
-
-    /// Inverse of representative `j`.
-    #[inline]
-    pub(crate) fn inv_rep(&self, j: usize, n: usize) -> &[u32] {
-        &self.inv_reps[j * n..(j + 1) * n]
+    // u_j = t_1 · … · t_L along the path from the root, so u_j⁻¹ = t_L⁻¹ · … · t_1⁻¹: apply the
+    // inverse labels from j upwards.
+    let mut k = j;
+    while k != 0 {
+        let (p, c) = lvl.parent[k];
+        let li = label_inverse(pool, pool_inv, c);
+        for x in g.iter_mut() {
+            *x = li[*x as usize];
+        }
+        k = p as usize;
     }
 }
 
-/// A base and strong generating set with explicit transversals.
+/// A base and strong generating set with explicit or tree transversals.
 pub(crate) struct Chain {
     n: usize,
+    /// The strong generators followed by (interleaved with) extra tree labels; all are elements
+    /// of the group fixing the base points of the levels that use them, so together they are
+    /// still a strong generating set.
     strong: Vec<Perm>,
     strong_inv: Vec<Perm>,
     pub(crate) levels: Vec<Level>,
@@ -85,6 +167,7 @@ pub(crate) struct Chain {
     entries: u64,
     budget_entries: u64,
     budget_bytes: u64,
+    tuning: ChainTuning,
 }
 
 impl std::fmt::Debug for Chain {
@@ -95,6 +178,10 @@ impl std::fmt::Debug for Chain {
             .field("base", &self.base())
             .field("orbit_lengths", &self.orbit_lengths())
             .field("strong_generators", &self.strong.len())
+            .field(
+                "tree_levels",
+                &self.levels.iter().filter(|l| l.inv_reps.is_none()).count(),
+            )
             .field("bytes", &(self.entries * 4))
             .finish()
     }
@@ -122,9 +209,14 @@ fn charge(
     Ok(())
 }
 
+/// `⌈log₂ m⌉` for `m >= 1`.
+fn ceil_log2(m: usize) -> usize {
+    (usize::BITS - m.saturating_sub(1).leading_zeros()) as usize
+}
+
 impl Chain {
     /// An empty chain (the trivial group) on `n` points with a memory budget in bytes.
-    pub(crate) fn new(n: usize, budget_bytes: u64) -> Chain {
+    pub(crate) fn new(n: usize, budget_bytes: u64, tuning: ChainTuning) -> Chain {
         Chain {
             n,
             strong: Vec::new(),
@@ -133,48 +225,100 @@ impl Chain {
             entries: 0,
             budget_entries: budget_bytes / 4,
             budget_bytes,
+            tuning,
         }
     }
 
-    /// Builds an exact chain for `<generators>`: random phase, then deterministic completion.
+    /// Builds an exact chain for `<generators>`: random phase, then a proof of completeness
+    /// (normal-series certificate or deterministic completion).
     ///
-    /// Complexity: random phase O(r · d · |B|) for r random elements; completion
-    /// O(Σ_i |Δ_i| · |S^(i)| · d · |B|) where the `Δ_i` are the fundamental orbits.
+    /// Complexity: random phase O(r · d · Σ depth_i) for r random elements; completion
+    /// O(Σ_i |Δ_i| · |S^(i)| · d · Σ_j depth_j) where the `Δ_i` are the fundamental orbits
+    /// (depth 1 for explicit levels), unless the certificate applies.
     pub(crate) fn build(
         n: usize,
         generators: &[Perm],
         budget_bytes: u64,
         seed: u64,
         ctx: &SolveContext,
+        tuning: ChainTuning,
     ) -> Result<Chain, SolveError> {
-        let mut chain = Chain::new(n, budget_bytes);
+        let mut chain = Chain::build_random(n, generators, budget_bytes, seed, ctx, tuning)?;
+        if chain.levels.is_empty() {
+            return Ok(chain);
+        }
+        if (tuning.always_try_certificate
+            || chain.completion_work_estimate() > CERTIFICATE_WORK_THRESHOLD)
+            && let Some(bound) =
+                super::normal_series::order_upper_bound(n, generators, budget_bytes, seed, ctx)?
+        {
+            let lower: num_bigint::BigUint = chain
+                .orbit_lengths()
+                .iter()
+                .map(|&l| num_bigint::BigUint::from(l))
+                .product();
+            // `lower <= |G| <= bound`; equality proves every level's orbit is the true
+            // fundamental orbit and the base's pointwise stabiliser trivial.
+            if lower == bound {
+                return Ok(chain);
+            }
+        }
+        chain.complete(ctx)?;
+        Ok(chain)
+    }
+
+    /// The random phase only: a chain whose strong generators lie in `<generators>` (so a
+    /// permutation that sifts to the identity is certainly a member) but which is not proven
+    /// complete.
+    pub(crate) fn build_random(
+        n: usize,
+        generators: &[Perm],
+        budget_bytes: u64,
+        seed: u64,
+        ctx: &SolveContext,
+        tuning: ChainTuning,
+    ) -> Result<Chain, SolveError> {
+        let mut chain = Chain::new(n, budget_bytes, tuning);
         let gens: Vec<&Perm> = generators.iter().filter(|g| !g.is_identity()).collect();
         let Some(first) = gens.first() else {
             return Ok(chain);
         };
-        let b0 = first
-            .first_moved_point()
-            .expect("a non-identity permutation moves a point");
-        // The first level's orbit is the group's orbit of b0, known before any transversal is
-        // stored: refuse at once if its representatives alone would exceed the budget.
-        let first_orbit = orbit_of_point(n, generators, b0).len() as u64;
-        if first_orbit.saturating_add(2).saturating_mul(n as u64) > chain.budget_entries {
-            return Err(SolveError::limit(
-                format!(
-                    "memory for the stabiliser chain of the degree-{n} group (an orbit of \
-                     {first_orbit} points needs {} bytes of coset representatives)",
-                    first_orbit.saturating_mul(n as u64).saturating_mul(4)
-                ),
-                format!("{} bytes", chain.budget_bytes),
-            ));
-        }
+        let Some(b0) = first.first_moved_point() else {
+            return Ok(chain);
+        };
         chain.add_level(b0)?;
         for g in &gens {
             chain.add_gen((*g).clone(), 0, 0, ctx)?;
         }
         chain.random_phase(generators, seed, ctx)?;
-        chain.complete(ctx)?;
         Ok(chain)
+    }
+
+    /// Rough integer operations of deterministic completion: Schreier generators times the cost
+    /// of forming and sifting one.
+    fn completion_work_estimate(&self) -> u64 {
+        let n = self.n as u64;
+        let sift: u64 = self.levels.iter().map(|l| self.level_depth(l) + 1).sum();
+        self.levels
+            .iter()
+            .map(|l| (l.orbit.len() as u64).saturating_mul(l.gens.len() as u64))
+            .sum::<u64>()
+            .saturating_mul(n)
+            .saturating_mul(sift)
+    }
+
+    /// Depth of a level's tree (1 for an explicit level).
+    fn level_depth(&self, lvl: &Level) -> u64 {
+        if lvl.inv_reps.is_some() {
+            return 1;
+        }
+        let mut depth = vec![0u32; lvl.orbit.len()];
+        let mut max = 0;
+        for j in 1..lvl.orbit.len() {
+            depth[j] = depth[lvl.parent[j].0 as usize] + 1;
+            max = max.max(depth[j]);
+        }
+        u64::from(max)
     }
 
     /// The base points.
@@ -182,7 +326,8 @@ impl Chain {
         self.levels.iter().map(|l| l.base_point).collect()
     }
 
-    /// The strong generators.
+    /// The strong generators (including the extra tree labels, which are group elements fixing
+    /// the base points before their level).
     pub(crate) fn strong_generators(&self) -> &[Perm] {
         &self.strong
     }
@@ -194,37 +339,34 @@ impl Chain {
 
     fn add_level(&mut self, base_point: u32) -> Result<(), SolveError> {
         let n = self.n;
+        let explicit = (n as u64) <= self.tuning.max_explicit_entries;
+        let charged = if explicit { 2 * n as u64 } else { n as u64 + 4 };
         charge(
             &mut self.entries,
-            2 * n as u64,
+            charged,
             self.budget_entries,
             self.budget_bytes,
             n,
         )?;
         let mut pos = vec![NONE; n];
         pos[base_point as usize] = 0;
-        let id: Vec<u32> = (0..n as u32).collect();
         self.levels.push(Level {
             base_point,
             gens: Vec::new(),
             gens_applied: 0,
+            extras: Vec::new(),
             orbit: vec![base_point],
             pos,
-            inv_reps: id,
+            inv_reps: explicit.then(|| (0..n as u32).collect()),
             parent: vec![(NONE, NONE)],
             checked: vec![0],
+            charged,
         });
         Ok(())
     }
 
-    /// Adds `g` as a strong generator of levels `lo..=hi` and extends their orbits.
-    fn add_gen(
-        &mut self,
-        g: Perm,
-        lo: usize,
-        hi: usize,
-        ctx: &SolveContext,
-    ) -> Result<(), SolveError> {
+    /// Appends `g` (and its inverse) to the pool; returns its index.
+    fn push_pool(&mut self, g: Perm) -> Result<u32, SolveError> {
         let n = self.n;
         charge(
             &mut self.entries,
@@ -236,17 +378,35 @@ impl Chain {
         let idx = self.strong.len() as u32;
         self.strong_inv.push(g.inverse());
         self.strong.push(g);
+        Ok(idx)
+    }
+
+    /// Adds `g` as a strong generator of levels `lo..=hi` and extends their orbits.
+    fn add_gen(
+        &mut self,
+        g: Perm,
+        lo: usize,
+        hi: usize,
+        ctx: &SolveContext,
+    ) -> Result<(), SolveError> {
+        let idx = self.push_pool(g)?;
         for l in lo..=hi {
             self.levels[l].gens.push(idx);
-            self.extend_orbit(l, ctx)?;
+            if self.levels[l].inv_reps.is_some() {
+                self.extend_orbit(l, ctx)?;
+            } else {
+                self.rebuild_tree(l, ctx)?;
+            }
         }
         Ok(())
     }
 
-    /// Applies the generators of level `l` not yet applied to the old orbit points, and all
-    /// generators to new points, storing a representative and its inverse for each new point.
+    /// Explicit mode: applies the generators of level `l` not yet applied to the old orbit
+    /// points, and all generators to new points, storing the inverse representative of each new
+    /// point. Switches the level to tree mode when it outgrows the explicit bound.
     fn extend_orbit(&mut self, l: usize, ctx: &SolveContext) -> Result<(), SolveError> {
         let n = self.n;
+        let max_explicit = self.tuning.max_explicit_entries;
         let Chain {
             strong,
             strong_inv,
@@ -257,9 +417,13 @@ impl Chain {
             ..
         } = self;
         let lvl = &mut levels[l];
+        let Some(inv_reps) = lvl.inv_reps.as_mut() else {
+            return self.rebuild_tree(l, ctx);
+        };
         let old_len = lvl.orbit.len();
         let mut j = 0;
-        while j < lvl.orbit.len() {
+        let mut too_big = false;
+        'outer: while j < lvl.orbit.len() {
             if j % 64 == 0 {
                 ctx.check()?;
             }
@@ -271,23 +435,126 @@ impl Chain {
                 if lvl.pos[y as usize] != NONE {
                     continue;
                 }
-                charge(entries, n as u64, *budget_entries, *budget_bytes, n)?;
+                if (lvl.orbit.len() as u64 + 1).saturating_mul(n as u64) > max_explicit {
+                    too_big = true;
+                    break 'outer;
+                }
+                charge(entries, n as u64 + 3, *budget_entries, *budget_bytes, n)?;
+                lvl.charged += n as u64 + 3;
                 lvl.pos[y as usize] = lvl.orbit.len() as u32;
                 lvl.orbit.push(y);
-                lvl.parent.push((j as u32, sidx as u32));
+                lvl.parent.push((j as u32, code(sidx, false)));
                 lvl.checked.push(0);
                 let sinv = strong_inv[sidx].images();
                 // u_new = u_j · s, so u_new⁻¹ = s⁻¹ · u_j⁻¹: x -> u_j⁻¹[s⁻¹[x]].
-                lvl.inv_reps.reserve(n);
+                inv_reps.reserve(n);
                 let base = j * n;
                 for &sx in sinv.iter().take(n) {
-                    let v = lvl.inv_reps[base + sx as usize];
-                    lvl.inv_reps.push(v);
+                    let v = inv_reps[base + sx as usize];
+                    inv_reps.push(v);
                 }
             }
             j += 1;
         }
+        if too_big {
+            return self.rebuild_tree(l, ctx);
+        }
         lvl.gens_applied = lvl.gens.len();
+        Ok(())
+    }
+
+    /// Tree mode: recomputes level `l`'s orbit and a shallow Schreier tree from scratch
+    /// (breadth-first over the generators, the extra labels and their inverses), adding extra
+    /// labels by cube doubling until the depth is at most `2k + ⌈log₂|Δ|⌉ + 2`. Resets the
+    /// level's verification progress (the representatives change).
+    ///
+    /// Complexity: O(k · |Δ| · (|S^(i)| + k) + k · d · depth) for `k` rounds.
+    fn rebuild_tree(&mut self, l: usize, ctx: &SolveContext) -> Result<(), SolveError> {
+        let n = self.n;
+        // Leave explicit mode: refund the representatives.
+        if let Some(reps) = self.levels[l].inv_reps.take() {
+            let freed = reps.len() as u64;
+            drop(reps);
+            self.entries = self.entries.saturating_sub(freed);
+            self.levels[l].charged = self.levels[l].charged.saturating_sub(freed);
+        }
+        let mut depth: Vec<u32> = Vec::new();
+        loop {
+            ctx.check()?;
+            let codes: Vec<u32> = {
+                let lvl = &self.levels[l];
+                lvl.gens
+                    .iter()
+                    .chain(lvl.extras.iter())
+                    .flat_map(|&i| [code(i as usize, false), code(i as usize, true)])
+                    .collect()
+            };
+            let Chain {
+                strong,
+                strong_inv,
+                levels,
+                ..
+            } = self;
+            let lvl = &mut levels[l];
+            for &x in &lvl.orbit {
+                lvl.pos[x as usize] = NONE;
+            }
+            lvl.orbit.clear();
+            lvl.parent.clear();
+            depth.clear();
+            lvl.orbit.push(lvl.base_point);
+            lvl.parent.push((NONE, NONE));
+            lvl.pos[lvl.base_point as usize] = 0;
+            depth.push(0);
+            let mut j = 0;
+            while j < lvl.orbit.len() {
+                if j % 4096 == 0 {
+                    ctx.check()?;
+                }
+                let x = lvl.orbit[j] as usize;
+                for &c in &codes {
+                    let y = label(strong, strong_inv, c)[x];
+                    if lvl.pos[y as usize] == NONE {
+                        lvl.pos[y as usize] = lvl.orbit.len() as u32;
+                        lvl.orbit.push(y);
+                        lvl.parent.push((j as u32, c));
+                        depth.push(depth[j] + 1);
+                    }
+                }
+                j += 1;
+            }
+            let max_depth = depth.last().copied().unwrap_or(0) as usize;
+            let bound = 2 * lvl.extras.len() + ceil_log2(lvl.orbit.len()) + 2;
+            if max_depth <= bound {
+                break;
+            }
+            // A point at depth bound + 1 (outside the ball of radius `bound`): its
+            // representative doubles the cube of extra labels.
+            let Some(delta) = depth.iter().position(|&d| d as usize == bound + 1) else {
+                break;
+            };
+            let mut inv = (0..n as u32).collect::<Vec<u32>>();
+            apply_inv_rep(lvl, strong, strong_inv, delta, &mut inv);
+            let t_inv = Perm::from_images_unchecked(inv.into_boxed_slice());
+            let idx = self.push_pool(t_inv.inverse())?;
+            self.levels[l].extras.push(idx);
+        }
+        let lvl = &mut self.levels[l];
+        lvl.checked.clear();
+        lvl.checked.resize(lvl.orbit.len(), 0);
+        lvl.gens_applied = lvl.gens.len();
+        let want = n as u64 + 4 * lvl.orbit.len() as u64;
+        if want > lvl.charged {
+            let extra = want - lvl.charged;
+            lvl.charged = want;
+            charge(
+                &mut self.entries,
+                extra,
+                self.budget_entries,
+                self.budget_bytes,
+                n,
+            )?;
+        }
         Ok(())
     }
 
@@ -295,10 +562,9 @@ impl Chain {
     /// whose orbit does not contain the image of its base point, or `levels.len()` if `g` passed
     /// every level (then `g` holds the residue, which fixes every base point).
     ///
-    /// Complexity: O(d) per level passed.
+    /// Complexity: O(d) per explicit level passed, O(d · depth) per tree level.
     #[inline]
     pub(crate) fn sift(&self, g: &mut [u32], from: usize) -> usize {
-        let n = self.n;
         for (l, lvl) in self.levels.iter().enumerate().skip(from) {
             let beta = g[lvl.base_point as usize];
             let j = lvl.pos[beta as usize];
@@ -306,16 +572,14 @@ impl Chain {
                 return l;
             }
             if j != 0 {
-                let inv = lvl.inv_rep(j as usize, n);
-                for x in g.iter_mut() {
-                    *x = inv[*x as usize];
-                }
+                apply_inv_rep(lvl, &self.strong, &self.strong_inv, j as usize, g);
             }
         }
         self.levels.len()
     }
 
-    /// Whether the permutation `g` (image array of degree d, consumed) lies in the group.
+    /// Whether the permutation `g` (image array of degree d, consumed) lies in the group (for a
+    /// chain from [`build_random`](Self::build_random): `true` is certain, `false` is not).
     pub(crate) fn contains_in_place(&self, g: &mut [u32]) -> bool {
         self.sift(g, 0) == self.levels.len() && is_identity_slice(g)
     }
@@ -354,7 +618,9 @@ impl Chain {
     ) -> Result<(), SolveError> {
         let h = Perm::from_images_unchecked(h.to_vec().into_boxed_slice());
         if l == self.levels.len() {
-            let b = h.first_moved_point().expect("residue is not the identity");
+            let Some(b) = h.first_moved_point() else {
+                return Ok(()); // the identity adds nothing (never reached: residues are non-trivial)
+            };
             self.add_level(b)?;
         }
         self.add_gen(h, lo.min(l), l, ctx)
@@ -404,17 +670,18 @@ impl Chain {
                 let s = self.strong[sidx as usize].images();
                 let gamma = s[lvl.orbit[idx] as usize];
                 let m = lvl.pos[gamma as usize] as usize;
-                if lvl.parent[m] == (idx as u32, sidx) {
+                if lvl.parent[m] == (idx as u32, code(sidx as usize, false)) {
                     continue; // tree edge: u_β · s = u_γ exactly
                 }
                 if fwd_of != idx {
-                    lvl.rep_into(idx, n, &mut fwd);
+                    self.rep_into(i, idx, &mut fwd);
                     fwd_of = idx;
                 }
-                let inv = lvl.inv_rep(m, n);
+                let lvl = &self.levels[i];
                 for (out, &r) in buf.iter_mut().zip(fwd.iter()) {
-                    *out = inv[s[r as usize] as usize];
+                    *out = s[r as usize];
                 }
+                apply_inv_rep(lvl, &self.strong, &self.strong_inv, m, buf);
                 let l = self.sift(buf, i + 1);
                 if l < self.levels.len() || !is_identity_slice(buf) {
                     return Ok(Some(l));
@@ -424,13 +691,24 @@ impl Chain {
         Ok(None)
     }
 
+    /// Writes representative `j` of level `l` (maps the base point to `orbit[j]`) into `out`.
+    ///
+    /// Complexity: O(d) explicit, O(d · depth) tree.
+    fn rep_into(&self, l: usize, j: usize, out: &mut [u32]) {
+        let mut inv: Vec<u32> = (0..self.n as u32).collect();
+        apply_inv_rep(&self.levels[l], &self.strong, &self.strong_inv, j, &mut inv);
+        for (x, &y) in inv.iter().enumerate() {
+            out[y as usize] = x as u32;
+        }
+    }
+
     /// The explicit transversal of level `l`: `result[j]` maps the base point to `orbit[j]`.
     pub(crate) fn transversal(&self, l: usize) -> Vec<Perm> {
         let lvl = &self.levels[l];
         (0..lvl.orbit.len())
             .map(|j| {
                 let mut img = vec![0u32; self.n];
-                lvl.rep_into(j, self.n, &mut img);
+                self.rep_into(l, j, &mut img);
                 Perm::from_images_unchecked(img.into_boxed_slice())
             })
             .collect()
