@@ -331,7 +331,11 @@ fn group_result_to_proto(answer: GroupAnswer) -> pb::GroupResult {
         orbits: answer
             .orbits
             .into_iter()
-            .map(|points| pb::PointOrbit { points })
+            .map(|mut points| {
+                // The contract promises ascending points.
+                points.sort_unstable();
+                pb::PointOrbit { points }
+            })
             .collect(),
         members: answer.members,
         kind: kind as i32,

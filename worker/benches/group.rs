@@ -34,6 +34,12 @@ const CASES: &[&str] = &[
     "rubik_membership",
     "s3_power_200",
     "cyclic_100000",
+    "dihedral_20000",
+    "dihedral_100000",
+    "agl1_99991",
+    "dihedral50000_x_cyclic49999",
+    "psl2_1009",
+    "psl2_10007",
 ];
 
 const RUBIK: [&str; 6] = [
@@ -256,6 +262,78 @@ fn s3_power(k: usize) -> Vec<Perm> {
         .collect()
 }
 
+fn from_fn(d: usize, f: impl Fn(u64) -> u64) -> Perm {
+    Perm::from_images((0..d as u64).map(|x| f(x) as u32).collect(), "bench").expect("a permutation")
+}
+
+/// D_n: the rotation x -> x+1 and the reflection x -> -x of Z/n.
+fn dihedral(n: usize) -> Vec<Perm> {
+    let m = n as u64;
+    vec![from_fn(n, |x| (x + 1) % m), from_fn(n, |x| (m - x) % m)]
+}
+
+fn pow_mod(mut b: u64, mut e: u64, m: u64) -> u64 {
+    let mut acc = 1;
+    b %= m;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc * b % m;
+        }
+        b = b * b % m;
+        e >>= 1;
+    }
+    acc
+}
+
+/// AGL(1, p) = <x -> x+1, x -> gx> for a primitive root g mod the prime p (order p(p-1)).
+fn agl1(p: u64) -> Vec<Perm> {
+    let mut factors = Vec::new();
+    let (mut r, mut q) = (p - 1, 2);
+    while q * q <= r {
+        if r % q == 0 {
+            factors.push(q);
+            while r % q == 0 {
+                r /= q;
+            }
+        }
+        q += 1;
+    }
+    if r > 1 {
+        factors.push(r);
+    }
+    let g = (2..p).find(|&g| factors.iter().all(|&q| pow_mod(g, (p - 1) / q, p) != 1)).expect("root");
+    let n = p as usize;
+    vec![from_fn(n, |x| (x + 1) % p), from_fn(n, |x| g * x % p)]
+}
+
+/// D_n on 0..n and C_m on n..n+m.
+fn dihedral_times_cyclic(n: usize, m: usize) -> Vec<Perm> {
+    let (n64, m64) = (n as u64, m as u64);
+    let d = n + m;
+    vec![
+        from_fn(d, |x| if x < n64 { (x + 1) % n64 } else { x }),
+        from_fn(d, |x| if x < n64 { (n64 - x) % n64 } else { x }),
+        from_fn(d, |x| if x < n64 { x } else { n64 + (x - n64 + 1) % m64 }),
+    ]
+}
+
+/// PSL(2, p) on the projective line (point p = infinity): x -> x+1, x -> -1/x.
+fn psl2(p: u64) -> Vec<Perm> {
+    let n = (p + 1) as usize;
+    vec![
+        from_fn(n, |x| if x == p { p } else { (x + 1) % p }),
+        from_fn(n, |x| {
+            if x == p {
+                0
+            } else if x == 0 {
+                p
+            } else {
+                (p - pow_mod(x, p - 2, p)) % p
+            }
+        }),
+    ]
+}
+
 fn gap_list(perms: &[Perm]) -> String {
     let items: Vec<String> = perms.iter().map(|p| p.to_string()).collect();
     format!("[\n{}\n]", items.join(",\n"))
@@ -296,6 +374,12 @@ fn run_case(name: &str, dir: &Path) {
         "m24" => (24, parse_all(&M24, 24), 500),
         "s3_power_200" => (600, s3_power(200), 1),
         "cyclic_100000" => (100_000, vec![cycle_and_transposition(100_000).remove(0)], 10),
+        "dihedral_20000" => (20_000, dihedral(20_000), 3),
+        "dihedral_100000" => (100_000, dihedral(100_000), 1),
+        "agl1_99991" => (99_991, agl1(99_991), 1),
+        "dihedral50000_x_cyclic49999" => (99_999, dihedral_times_cyclic(50_000, 49_999), 1),
+        "psl2_1009" => (1010, psl2(1009), 1),
+        "psl2_10007" => (10_008, psl2(10_007), 1),
         other => panic!("unknown case {other}"),
     };
     if name == "rubik_membership" {

@@ -259,7 +259,11 @@ fn game_cop_thief_matches_oracle_on_random_grids() {
             narrow_max_depth: if case % 5 == 4 { 3 } else { u32::MAX },
             wide: case % 7 == 6,
             // Mostly split every level between the threads, sometimes the default threshold.
-            solo_level: if case % 4 == 3 { Tuning::default().solo_level } else { 0 },
+            solo_level: if case % 4 == 3 {
+                Tuning::default().solo_level
+            } else {
+                0
+            },
         };
         let threads = 1 + case % 3;
         let sol = solve_cop_thief_tuned(&grid, threads, &ctx, tuning).expect("solve");
@@ -297,7 +301,10 @@ fn game_cop_thief_parallel_equals_serial_on_larger_grid() {
     let grid = Grid::from_rows(&rows).expect("valid");
     let ctx = SolveContext::detached();
     let one = solve_cop_thief(&grid, 1, &ctx).expect("serial");
-    let split = Tuning { solo_level: 0, ..Tuning::default() };
+    let split = Tuning {
+        solo_level: 0,
+        ..Tuning::default()
+    };
     let two = solve_cop_thief_tuned(&grid, 2, &ctx, split).expect("parallel");
     assert_eq!(one.levels(), two.levels());
     assert_eq!(one.resolved(), two.resolved());

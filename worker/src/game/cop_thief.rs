@@ -29,7 +29,8 @@ use std::fmt;
 
 use bytemuck::Zeroable;
 use bytemuck::allocation::zeroed_vec;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering};
 
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -862,46 +863,6 @@ fn solve_with(
     })
 }
 
-/// A barrier for the propagation's threads that spins briefly before yielding: a level's phase
-/// takes well under a millisecond on small grids, where sleeping on a futex and being woken again
-/// (tens of microseconds each time, twice per level) costs a noticeable share.
-#[derive(Debug)]
-struct SpinBarrier {
-    threads: usize,
-    arrived: AtomicUsize,
-    generation: AtomicUsize,
-}
-
-impl SpinBarrier {
-    fn new(threads: usize) -> Self {
-        SpinBarrier {
-            threads,
-            arrived: AtomicUsize::new(0),
-            generation: AtomicUsize::new(0),
-        }
-    }
-
-    /// Returns once all `threads` threads have called `wait`. Everything a thread wrote before
-    /// its call is visible to every thread after the call returns.
-    fn wait(&self) {
-        let generation = self.generation.load(Ordering::Acquire);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
-            self.arrived.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::Release);
-            return;
-        }
-        let mut spins = 0u32;
-        while self.generation.load(Ordering::Acquire) == generation {
-            if spins < 1 << 14 {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
-}
-
 /// State shared by the threads of one propagation.
 ///
 /// Work is split into *superblocks*: runs of `z` consecutive cop cells with all their bitmap rows
@@ -929,7 +890,7 @@ struct Shared<'a, W> {
     /// Initialisation: next row to fill, and the terminal states found.
     init_row: AtomicU64,
     terminals: AtomicU64,
-    barrier: SpinBarrier,
+    barrier: Barrier,
     stop: AtomicBool,
     ctx: &'a SolveContext,
     max_depth: u32,
@@ -966,7 +927,7 @@ fn propagate<W: Word>(
         produced: Default::default(),
         init_row: AtomicU64::new(0),
         terminals: AtomicU64::new(0),
-        barrier: SpinBarrier::new(threads),
+        barrier: Barrier::new(threads),
         stop: AtomicBool::new(false),
         ctx,
         max_depth: max_depth.min(W::MAX_DEPTH),
@@ -1042,23 +1003,10 @@ fn worker<W: Word>(sh: &Shared<'_, W>, me: usize) -> Result<Option<(u32, u64)>, 
         }
         let parity = (depth % 2) as usize;
         // A small level is not worth splitting: thread 0 does it alone.
-        let solo = level_size < sh.solo_level;
+        let takes_part = me == 0 || level_size >= sh.solo_level;
         for phase in 0..2 {
-            while me == 0 || !solo {
-                let i = sh.grab[parity][phase].fetch_add(1, Ordering::Relaxed) as usize;
-                let sb = 2 * i + phase;
-                if sb >= sh.superblocks || sh.stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                match run_superblock(sh, sb, depth) {
-                    Ok(n) => {
-                        sh.produced[parity].fetch_add(n, Ordering::Relaxed);
-                    }
-                    Err(_) => {
-                        sh.stop.store(true, Ordering::Relaxed);
-                        break;
-                    }
-                }
+            if takes_part {
+                run_phase(sh, parity, phase, depth);
             }
             sh.barrier.wait();
             if phase == 0 && me == 0 {
@@ -1073,6 +1021,27 @@ fn worker<W: Word>(sh: &Shared<'_, W>, me: usize) -> Result<Option<(u32, u64)>, 
         depth += 1;
         if me == 0 {
             sh.ctx.progress(resolved as f64 / total as f64);
+        }
+    }
+}
+
+/// Takes superblocks of one phase (even or odd) of level `depth` until none are left; a failure
+/// (cancellation) sets the stop flag for all threads.
+fn run_phase<W: Word>(sh: &Shared<'_, W>, parity: usize, phase: usize, depth: u32) {
+    loop {
+        let i = sh.grab[parity][phase].fetch_add(1, Ordering::Relaxed) as usize;
+        let sb = 2 * i + phase;
+        if sb >= sh.superblocks || sh.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        match run_superblock(sh, sb, depth) {
+            Ok(n) => {
+                sh.produced[parity].fetch_add(n, Ordering::Relaxed);
+            }
+            Err(_) => {
+                sh.stop.store(true, Ordering::Relaxed);
+                return;
+            }
         }
     }
 }

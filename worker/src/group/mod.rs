@@ -19,6 +19,7 @@ mod cycle_notation;
 mod cyclic;
 mod giant_recognition;
 mod job;
+mod normal_series;
 mod orbits;
 mod perm;
 mod perm_group;
@@ -32,5 +33,5 @@ pub use job::{
 };
 pub use orbits::{orbit_of_point, orbits_of};
 pub use perm::Perm;
-pub use perm_group::{GroupKind, PermGroup, check_group_sizes};
+pub use perm_group::{GroupKind, GroupTuning, PermGroup, check_group_sizes};
 pub use text_format::{parse_group_text, parse_group_text_with_limits};

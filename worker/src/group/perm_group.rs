@@ -10,13 +10,42 @@ use super::cyclic::CyclicGroup;
 use super::giant_recognition::{Giant, recognise_giant};
 use super::orbits::orbits_of;
 use super::perm::Perm;
-use super::schreier_sims::{Chain, NONE};
+use super::schreier_sims::{Chain, ChainTuning, DEFAULT_MAX_EXPLICIT_ENTRIES, NONE};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::limits::Limits;
 
 /// Seed of the random elements (answers never depend on it; only the running time does).
 const SEED: u64 = 0x5eed_0f0b;
+
+/// Internal knobs of [`PermGroup::new_with_tuning`]: they change time and memory, never an
+/// answer (every answer is proven whatever they are). Mainly for tests and benchmarks.
+///
+/// ```
+/// use orbit_worker::group::GroupTuning;
+/// let t = GroupTuning { max_explicit_transversal_entries: 0, ..GroupTuning::default() };
+/// assert!(t.max_explicit_transversal_entries < GroupTuning::default().max_explicit_transversal_entries);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupTuning {
+    /// A stabiliser-chain level stores its coset representatives explicitly (O(d) sifting) while
+    /// `orbit length × degree` is at most this many integers; a larger level stores only a shallow
+    /// Schreier tree (a Schreier vector: O(orbit length) integers, O(d · depth) sifting).
+    /// `0` forces Schreier trees everywhere.
+    pub max_explicit_transversal_entries: u64,
+    /// Always try the normal-series order certificate before deterministic completion (by default
+    /// it is tried only when completion would be expensive).
+    pub always_try_order_certificate: bool,
+}
+
+impl Default for GroupTuning {
+    fn default() -> Self {
+        GroupTuning {
+            max_explicit_transversal_entries: DEFAULT_MAX_EXPLICIT_ENTRIES,
+            always_try_order_certificate: false,
+        }
+    }
+}
 
 /// What a group is, when that is proven.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -228,6 +257,37 @@ impl PermGroup {
         ctx: &SolveContext,
         limits: &Limits,
     ) -> Result<PermGroup, SolveError> {
+        Self::new_with_tuning(degree, generators, ctx, limits, &GroupTuning::default())
+    }
+
+    /// Like [`new`](Self::new), with explicit internal knobs (see [`GroupTuning`]); the answers
+    /// are the same for every tuning.
+    ///
+    /// Arguments, returns and complexity: as [`new`](Self::new); with Schreier-tree levels the
+    /// chain takes O(d · |B| + Σ_i |Δ_i|) memory plus 2d integers per strong generator or tree
+    /// label, and sifting O(d · Σ_i depth_i).
+    ///
+    /// ```
+    /// use orbit_worker::{Limits, SolveContext, group::{GroupTuning, Perm, PermGroup}};
+    /// let gens = vec![
+    ///     Perm::parse_cycles("(1,2,3,4,5,6)", 6).unwrap(),
+    ///     Perm::parse_cycles("(2,6)(3,5)", 6).unwrap(),
+    /// ];
+    /// let tuning = GroupTuning { max_explicit_transversal_entries: 0, ..GroupTuning::default() };
+    /// let g = PermGroup::new_with_tuning(6, gens, &SolveContext::detached(), &Limits::default(), &tuning)
+    ///     .unwrap();
+    /// assert_eq!(g.order(), num_bigint::BigUint::from(12u32));
+    /// ```
+    ///
+    /// Reference: Seress (2003), §4.1 (Schreier vectors) and §4.4 (shallow Schreier trees);
+    /// Holt–Eick–O'Brien (2005), §4.1.
+    pub fn new_with_tuning(
+        degree: usize,
+        generators: Vec<Perm>,
+        ctx: &SolveContext,
+        limits: &Limits,
+        tuning: &GroupTuning,
+    ) -> Result<PermGroup, SolveError> {
         check_group_sizes(degree as u64, generators.len() as u64, limits)?;
         for (i, g) in generators.iter().enumerate() {
             if g.degree() != degree {
@@ -292,7 +352,18 @@ impl PermGroup {
                 max_chain_bytes,
             });
         }
-        let chain = Chain::build(inner_degree, &inner_gens, max_chain_bytes, SEED, ctx)?;
+        let chain_tuning = ChainTuning {
+            max_explicit_entries: tuning.max_explicit_transversal_entries,
+            always_try_certificate: tuning.always_try_order_certificate,
+        };
+        let chain = Chain::build(
+            inner_degree,
+            &inner_gens,
+            max_chain_bytes,
+            SEED,
+            ctx,
+            chain_tuning,
+        )?;
         drop(inner_gens);
         let mut order = BigUint::one();
         for len in chain.orbit_lengths() {
@@ -727,7 +798,7 @@ mod tests {
                     Perm::from_images(v, "g").expect("shuffle")
                 })
                 .collect();
-            let chain = Chain::build(n, &gens, 1 << 30, 1, &ctx).expect("chain");
+            let chain = Chain::build(n, &gens, 1 << 30, 1, &ctx, ChainTuning::default()).expect("chain");
             let chain_order: BigUint = chain
                 .orbit_lengths()
                 .iter()

@@ -1,0 +1,314 @@
+//! Every job kind over real gRPC: one good job each (checked against published values), and the
+//! status each kind of bad input gets.
+
+use orbit_client::embedded::EmbeddedServer;
+use orbit_client::{Client, pb};
+use orbit_server::ServerConfig;
+use tonic::Code;
+
+async fn server() -> (EmbeddedServer, Client) {
+    let config = ServerConfig {
+        workers: Some(2),
+        threads_per_job: Some(1),
+        max_degree: 1000,
+        ..ServerConfig::default()
+    };
+    let server = EmbeddedServer::start(config).await.expect("start");
+    let client = Client::connect(&server.url()).await.expect("connect");
+    (server, client)
+}
+
+fn job(kind: pb::job::Kind) -> pb::Job {
+    pb::Job {
+        id: "j".into(),
+        options: None,
+        kind: Some(kind),
+    }
+}
+
+fn cycles(s: &str) -> pb::Permutation {
+    pb::Permutation {
+        images: vec![],
+        cycles: s.into(),
+    }
+}
+
+fn images(v: &[u32]) -> pb::Permutation {
+    pb::Permutation {
+        images: v.to_vec(),
+        cycles: String::new(),
+    }
+}
+
+#[tokio::test]
+async fn group_jobs() {
+    let (server, mut client) = server().await;
+    // M11 from its standard generators: order 7920; a transposition is not in it.
+    let m11 = pb::GroupJob {
+        degree: 11,
+        generators: vec![
+            cycles("(1,2,3,4,5,6,7,8,9,10,11)"),
+            cycles("(3,7,11,8)(4,10,5,6)"),
+        ],
+        candidates: vec![cycles("(1,2)"), images(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0])],
+    };
+    let r = client
+        .solve(job(pb::job::Kind::Group(m11)))
+        .await
+        .expect("solve");
+    let Some(pb::job_result::Result::Group(g)) = r.result else {
+        panic!("group result")
+    };
+    assert_eq!(g.order, "7920");
+    assert_eq!(g.members, vec![false, true]);
+    assert_eq!(g.orbits.len(), 1);
+    assert_eq!(g.orbits[0].points, (0..11).collect::<Vec<u32>>());
+
+    let bad = |generators: Vec<pb::Permutation>, degree: u32| {
+        job(pb::job::Kind::Group(pb::GroupJob {
+            degree,
+            generators,
+            candidates: vec![],
+        }))
+    };
+    let cases = [
+        (
+            bad(vec![images(&[0, 0, 1])], 3),
+            Code::InvalidArgument,
+            "group.generators[0].images",
+        ),
+        (
+            bad(vec![images(&[0, 1])], 3),
+            Code::InvalidArgument,
+            "group.generators[0].images",
+        ),
+        (
+            bad(vec![cycles("(1,4)")], 3),
+            Code::InvalidArgument,
+            "group.generators[0].cycles",
+        ),
+        (
+            bad(vec![cycles("(1,2,1)")], 3),
+            Code::InvalidArgument,
+            "group.generators[0].cycles",
+        ),
+        (
+            bad(vec![cycles("(1,2")], 3),
+            Code::InvalidArgument,
+            "group.generators[0].cycles",
+        ),
+        (
+            bad(
+                vec![pb::Permutation {
+                    images: vec![1, 0, 2],
+                    cycles: "(1,2)".into(),
+                }],
+                3,
+            ),
+            Code::InvalidArgument,
+            "exactly one",
+        ),
+        (
+            bad(vec![cycles("(1,2)")], 5000),
+            Code::ResourceExhausted,
+            "1000",
+        ),
+    ];
+    for (j, code, needle) in cases {
+        let err = client.solve(j).await.expect_err("bad input");
+        assert_eq!(err.code(), code, "{err:?}");
+        assert!(
+            err.message().contains(needle),
+            "{:?} lacks {needle:?}",
+            err.message()
+        );
+    }
+    server.stop().await.expect("stop");
+}
+
+#[tokio::test]
+async fn count_jobs() {
+    let (server, mut client) = server().await;
+    use pb::count_job::Family;
+    let count = |family: Family, modulus: &str| {
+        job(pb::job::Kind::Count(pb::CountJob {
+            family: Some(family),
+            modulus: modulus.into(),
+        }))
+    };
+    let answer = |r: pb::JobResult| match r.result {
+        Some(pb::job_result::Result::Count(c)) => c.count,
+        other => panic!("count result expected, got {other:?}"),
+    };
+    // OEIS A000031(10) = 108, A000029(10) = 78, A000088(8) = 12346.
+    let r = client
+        .solve(count(
+            Family::Necklace(pb::NecklaceCount { n: 10, k: 2 }),
+            "",
+        ))
+        .await
+        .expect("solve");
+    assert_eq!(answer(r), "108");
+    let r = client
+        .solve(count(
+            Family::Bracelet(pb::NecklaceCount { n: 10, k: 2 }),
+            "",
+        ))
+        .await
+        .expect("solve");
+    assert_eq!(answer(r), "78");
+    let r = client
+        .solve(count(Family::Graphs(pb::GraphsCount { n: 8 }), ""))
+        .await
+        .expect("solve");
+    assert_eq!(answer(r), "12346");
+    let r = client
+        .solve(count(
+            Family::Necklace(pb::NecklaceCount { n: 10, k: 2 }),
+            "7",
+        ))
+        .await
+        .expect("solve");
+    assert_eq!(answer(r), "3");
+    // The cycle index of C_4 on 4 points.
+    let c4 = pb::GroupCount {
+        degree: 4,
+        generators: vec![cycles("(1,2,3,4)")],
+        k: 2,
+        content: vec![],
+        cycle_index: true,
+    };
+    let r = client
+        .solve(count(Family::Group(c4), ""))
+        .await
+        .expect("solve");
+    let Some(pb::job_result::Result::Count(c)) = r.result else {
+        panic!("count")
+    };
+    assert_eq!(c.count, "6");
+    let mut terms: Vec<String> = c
+        .cycle_index
+        .iter()
+        .map(|t| {
+            format!(
+                "{} {:?}",
+                t.coefficient,
+                t.cycle_type
+                    .iter()
+                    .map(|p| (p.length, p.count))
+                    .collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    terms.sort();
+    assert_eq!(terms, ["1/2 [(4, 1)]", "1/4 [(1, 4)]", "1/4 [(2, 2)]"]);
+
+    let bad = [
+        (
+            job(pb::job::Kind::Count(pb::CountJob {
+                family: None,
+                modulus: String::new(),
+            })),
+            "count.family",
+        ),
+        (
+            count(Family::Cube(pb::CubeCount { part: 0, k: 2 }), ""),
+            "count.cube.part",
+        ),
+        (
+            count(Family::Necklace(pb::NecklaceCount { n: 6, k: 2 }), "12x"),
+            "count.modulus",
+        ),
+        (
+            count(Family::Necklace(pb::NecklaceCount { n: 6, k: 0 }), ""),
+            "k",
+        ),
+        (
+            count(
+                Family::Group(pb::GroupCount {
+                    degree: 4,
+                    generators: vec![cycles("(1,2)")],
+                    k: 0,
+                    content: vec![3, 3],
+                    cycle_index: false,
+                }),
+                "",
+            ),
+            "content",
+        ),
+    ];
+    for (j, needle) in bad {
+        let err = client.solve(j).await.expect_err("bad input");
+        assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+        assert!(
+            err.message().contains(needle),
+            "{:?} lacks {needle:?}",
+            err.message()
+        );
+    }
+    server.stop().await.expect("stop");
+}
+
+#[tokio::test]
+async fn puzzle_jobs() {
+    let (server, mut client) = server().await;
+    let edge = |from, to| pb::Edge { from, to };
+    let arr = |t: &[u32]| pb::Arrangement { tokens: t.to_vec() };
+    let sample = pb::PuzzleJob {
+        n: 5,
+        edges: vec![
+            edge(1, 0),
+            edge(3, 4),
+            edge(2, 4),
+            edge(2, 3),
+            edge(1, 2),
+            edge(0, 2),
+        ],
+        start: Some(arr(&[1, 2, 3, 4, 0])),
+        targets: vec![
+            arr(&[0, 1, 2, 3, 4]),
+            arr(&[2, 1, 0, 4, 3]),
+            arr(&[4, 3, 0, 1, 2]),
+        ],
+    };
+    let r = client
+        .solve(job(pb::job::Kind::Puzzle(sample.clone())))
+        .await
+        .expect("solve");
+    let Some(pb::job_result::Result::Puzzle(p)) = r.result else {
+        panic!("puzzle result")
+    };
+    assert_eq!(p.reachable, vec![true, true, false]);
+
+    let mut twice = sample.clone();
+    twice.targets[1] = arr(&[2, 1, 2, 4, 3]);
+    let err = client
+        .solve(job(pb::job::Kind::Puzzle(twice)))
+        .await
+        .expect_err("not a permutation");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(
+        err.message().starts_with("puzzle.targets[1]"),
+        "{}",
+        err.message()
+    );
+    let mut out_of_range = sample.clone();
+    out_of_range.edges[2] = edge(2, 9);
+    let err = client
+        .solve(job(pb::job::Kind::Puzzle(out_of_range)))
+        .await
+        .expect_err("bad edge");
+    assert!(
+        err.message().starts_with("puzzle.edges[2]"),
+        "{}",
+        err.message()
+    );
+    let mut short = sample;
+    short.start = Some(arr(&[1, 0]));
+    let err = client
+        .solve(job(pb::job::Kind::Puzzle(short)))
+        .await
+        .expect_err("wrong length");
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    server.stop().await.expect("stop");
+}
