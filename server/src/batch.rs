@@ -1,28 +1,33 @@
 //! The `SolveStream` loop: read jobs, queue them, forward their events, end cleanly.
 //!
 //! Backpressure rule (also in the .proto): a stream has at most `stream_window` jobs in flight;
-//! the loop reads the next job only when it holds a window slot, and queues it only when the shared
-//! queue has room (it waits for both). Events go out through a small bounded channel, so a client
-//! that stops reading stops the loop, and with it the reading of further jobs: memory per stream is
-//! bounded by the window. When the client cancels or disconnects, the loop ends and drops its
-//! job tasks, whose tickets set the jobs' cancel flags.
+//! the loop reads the next job only while it has fewer, and queues it only when the shared queue
+//! has room (it waits for both). Events go out through a small bounded channel, so a client that
+//! stops reading stops the loop, and with it the reading of further jobs: memory per stream is
+//! bounded by the window. When the client cancels or disconnects, the loop ends and its `Drop`
+//! cancels the jobs it still has in flight.
+//!
+//! Per job, the worker's answer is converted to its final event on the worker thread and pushed
+//! into the loop's channel: no task, timer or lock per job on the async side (a timer only for
+//! jobs with a deadline).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use orbit_api::v1 as pb;
 use orbit_worker::context::ProgressSink;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
-use tokio::task::JoinSet;
+use tokio::sync::{mpsc, watch};
+use tokio::task::AbortHandle;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Status, Streaming};
 
 use crate::convert;
-use crate::dispatcher::{Dispatcher, job_span};
+use crate::dispatcher::{Dispatcher, Done, Submitted, job_span};
 use crate::error::{ServiceError, code_name};
 use crate::service::accept;
 
 /// Events buffered towards the client before the loop waits for it to read.
-const OUTBOUND_BUFFER: usize = 64;
+const OUTBOUND_BUFFER: usize = 256;
 
 /// Starts the loop for one stream and returns the events for tonic to send.
 pub fn spawn(
@@ -32,79 +37,106 @@ pub fn spawn(
     closing: watch::Receiver<bool>,
 ) -> ReceiverStream<Result<pb::JobEvent, Status>> {
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_BUFFER);
+    let (notes_tx, notes_rx) = mpsc::unbounded_channel();
     let batch = Batch {
         dispatcher,
-        window: Arc::new(Semaphore::new(window)),
-        events: mpsc::unbounded_channel(),
-        jobs: JoinSet::new(),
+        window: window.max(1),
+        notes_tx,
+        inflight: HashMap::new(),
+        next_seq: 0,
     };
-    tokio::spawn(batch.drive(inbound, closing, out_tx));
+    tokio::spawn(batch.drive(inbound, notes_rx, closing, out_tx));
     ReceiverStream::new(out_rx)
+}
+
+/// What job callbacks (on worker threads) tell the loop.
+enum Note {
+    /// A progress event to forward.
+    Progress(pb::JobEvent),
+    /// A job's final event; `seq` identifies it among this stream's jobs in flight.
+    Final { seq: u64, event: pb::JobEvent },
+}
+
+/// A job of this stream that has not sent its final event yet.
+struct InFlight {
+    submitted: Submitted,
+    /// The job's deadline timer, if it has one.
+    timer: Option<AbortHandle>,
 }
 
 struct Batch {
     dispatcher: Arc<Dispatcher>,
-    window: Arc<Semaphore>,
-    /// Events from job tasks and progress sinks (on worker threads). Unbounded so that neither ever
-    /// waits; bounded in practice by the window (each job sends a handful of events, progress at
-    /// most ~100).
-    events: (
-        mpsc::UnboundedSender<pb::JobEvent>,
-        mpsc::UnboundedReceiver<pb::JobEvent>,
-    ),
-    /// One task per job in flight, awaiting its ticket. Dropping the set aborts them, which drops
-    /// the tickets, which cancels the jobs.
-    jobs: JoinSet<()>,
+    window: usize,
+    /// Unbounded so that worker threads never wait; bounded in practice by the window (each job
+    /// sends one final note and at most ~100 progress notes).
+    notes_tx: mpsc::UnboundedSender<Note>,
+    inflight: HashMap<u64, InFlight>,
+    next_seq: u64,
+}
+
+impl Drop for Batch {
+    /// The stream is over (finished, cancelled, disconnected or closed by shutdown): cancel what is
+    /// still in flight.
+    fn drop(&mut self) {
+        for job in self.inflight.values() {
+            job.submitted.cancel.cancel();
+            if let Some(timer) = &job.timer {
+                timer.abort();
+            }
+        }
+    }
 }
 
 impl Batch {
     async fn drive(
         mut self,
         mut inbound: Streaming<pb::Job>,
+        mut notes: mpsc::UnboundedReceiver<Note>,
         mut closing: watch::Receiver<bool>,
         out: mpsc::Sender<Result<pb::JobEvent, Status>>,
     ) {
         let mut inbound_open = true;
-        let mut slot: Option<OwnedSemaphorePermit> = None;
         loop {
-            if !inbound_open && self.jobs.is_empty() {
-                // Every job has sent its final event into the channel; flush and end the stream.
-                while let Ok(event) = self.events.1.try_recv() {
-                    if out.send(Ok(event)).await.is_err() {
-                        return;
-                    }
-                }
+            if !inbound_open && self.inflight.is_empty() {
                 return;
             }
             tokio::select! {
                 biased;
-                // The grace period is over (or the server is gone): stop here. Jobs still in
-                // flight are cancelled by dropping `self.jobs`.
+                // The grace period is over (or the server is gone): stop; `Drop` cancels the rest.
                 _ = closing_signal(&mut closing) => {
-                    while let Ok(event) = self.events.1.try_recv() {
+                    // Answers that arrived during the drain still go out, as far as the buffer
+                    // takes them without waiting.
+                    while let Ok(note) = notes.try_recv() {
+                        let (Note::Progress(event) | Note::Final { event, .. }) = note;
                         let _ = out.try_send(Ok(event));
                     }
                     return;
                 }
                 () = out.closed() => return,
-                Some(event) = self.events.1.recv() => {
+                Some(note) = notes.recv() => {
+                    let event = match note {
+                        Note::Progress(event) => event,
+                        Note::Final { seq, event } => {
+                            if let Some(InFlight { timer: Some(timer), .. }) = self.inflight.remove(&seq) {
+                                timer.abort();
+                            }
+                            event
+                        }
+                    };
                     if out.send(Ok(event)).await.is_err() {
                         return;
                     }
                 }
-                Some(_) = self.jobs.join_next(), if !self.jobs.is_empty() => {}
-                permit = Arc::clone(&self.window).acquire_owned(), if inbound_open && slot.is_none() => {
-                    slot = Some(permit.expect("the window semaphore is never closed"));
-                }
-                message = inbound.message(), if inbound_open && slot.is_some() => match message {
+                message = inbound.message(), if inbound_open && self.inflight.len() < self.window => match message {
                     Ok(Some(job)) => {
-                        let permit = slot.take().expect("guarded by slot.is_some()");
-                        self.start(job, permit).await;
+                        if !self.start(job, &out).await {
+                            return;
+                        }
                     }
                     Ok(None) => inbound_open = false,
                     Err(status) => {
                         // The request stream broke (e.g. an oversized message): report it and stop;
-                        // dropping the jobs cancels what was in flight.
+                        // `Drop` cancels what was in flight.
                         let status = crate::layers::message_limit::oversize_to_resource_exhausted(&status).unwrap_or(status);
                         let _ = out.send(Err(status)).await;
                         return;
@@ -114,16 +146,16 @@ impl Batch {
         }
     }
 
-    /// Accepts one job: validates it, waits for a queue slot, submits it and spawns the task that
-    /// turns its ticket into the final event. Errors become `JobError` events right away.
-    async fn start(&mut self, job: pb::Job, window_permit: OwnedSemaphorePermit) {
-        let events = self.events.0.clone();
+    /// Accepts one job: validates it, waits for a queue slot, submits it. Errors become final
+    /// `JobError` events right away. Returns `false` if the client is gone.
+    async fn start(
+        &mut self,
+        job: pb::Job,
+        out: &mpsc::Sender<Result<pb::JobEvent, Status>>,
+    ) -> bool {
         let request = match accept(job, &self.dispatcher) {
             Ok(r) => r,
-            Err((id, e)) => {
-                let _ = events.send(error_event(id, &e));
-                return;
-            }
+            Err((id, e)) => return out.send(Ok(error_event(id, &e))).await.is_ok(),
         };
         let convert::JobRequest {
             id,
@@ -132,49 +164,66 @@ impl Batch {
             progress,
         } = request;
         let span = job_span(&id, spec.kind());
-        let admitted = self.dispatcher.admit().await;
+        let admission = match self.dispatcher.admit().await {
+            Ok(a) => a,
+            Err(e) => return out.send(Ok(error_event(id, &e))).await.is_ok(),
+        };
+        let seq = self.next_seq;
+        self.next_seq += 1;
         let progress: Option<Arc<dyn ProgressSink>> = progress.then(|| {
-            let events = events.clone();
+            let notes = self.notes_tx.clone();
             let id = id.clone();
             Arc::new(move |fraction: f64| {
-                let _ = events.send(pb::JobEvent {
+                let _ = notes.send(Note::Progress(pb::JobEvent {
                     id: id.clone(),
                     event: Some(pb::job_event::Event::Progress(pb::Progress { fraction })),
-                });
+                }));
             }) as Arc<dyn ProgressSink>
         });
-        let ticket = admitted.and_then(|admission| {
+        let notes = self.notes_tx.clone();
+        let final_id = id.clone();
+        let submitted =
             self.dispatcher
-                .submit(admission, spec, deadline, progress, span)
-        });
-        let ticket = match ticket {
-            Ok(t) => t,
-            Err(e) => {
-                let _ = events.send(error_event(id, &e));
-                return;
-            }
+                .submit(admission, spec, progress, span, move |done: Done| {
+                    let event = final_event(final_id, done);
+                    // The loop is gone only if the stream ended; the job was cancelled then anyway.
+                    let _ = notes.send(Note::Final { seq, event });
+                });
+        let submitted = match submitted {
+            Ok(s) => s,
+            Err(e) => return out.send(Ok(error_event(id, &e))).await.is_ok(),
         };
+        let timer = deadline.map(|budget| {
+            let submitted = submitted.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(budget).await;
+                submitted.expire(budget);
+            })
+            .abort_handle()
+        });
+        self.inflight.insert(seq, InFlight { submitted, timer });
         let queue_depth = self.dispatcher.queue_depth() as u32;
-        let _ = events.send(pb::JobEvent {
-            id: id.clone(),
+        let queued = pb::JobEvent {
+            id,
             event: Some(pb::job_event::Event::Queued(pb::Queued { queue_depth })),
-        });
-        self.jobs.spawn(async move {
-            let _window_permit = window_permit;
-            let event = match ticket.outcome().await {
-                Ok(a) => pb::JobEvent {
-                    id: id.clone(),
-                    event: Some(pb::job_event::Event::Result(convert::result_to_proto(
-                        id,
-                        a.answer,
-                        a.queue_wait,
-                        a.run_time,
-                    ))),
-                },
-                Err(e) => error_event(id, &e),
-            };
-            let _ = events.send(event);
-        });
+        };
+        out.send(Ok(queued)).await.is_ok()
+    }
+}
+
+/// The final event for a finished job.
+fn final_event(id: String, done: Done) -> pb::JobEvent {
+    match done.outcome {
+        Ok(answer) => pb::JobEvent {
+            id: id.clone(),
+            event: Some(pb::job_event::Event::Result(convert::result_to_proto(
+                id,
+                answer,
+                done.queue_wait,
+                done.run_time,
+            ))),
+        },
+        Err(e) => error_event(id, &e),
     }
 }
 

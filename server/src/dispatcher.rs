@@ -1,12 +1,12 @@
-//! Between the RPC handlers and the worker pool: admission (queue slots), submission, the registry
-//! of jobs in flight (so shutdown can wait for them and then cancel them), and per-job logging.
+//! Between the RPC handlers and the worker pool: admission (queue slots), submission, the count of
+//! jobs in flight (so shutdown can wait for them), the server-wide abort flag (so shutdown can
+//! cancel them all with one store), and per-job logging.
 //!
-//! Answers come back from worker threads through tokio oneshot channels, whose `send` never
-//! blocks, so the async runtime never waits on a worker.
+//! Answers come back from worker threads through callbacks that only push into tokio channels
+//! (whose `send` never blocks), so the async runtime never waits on a worker.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use orbit_worker::context::ProgressSink;
@@ -28,60 +28,69 @@ pub struct Dispatcher {
     queue_slots: Arc<Semaphore>,
     limits: Arc<Limits>,
     inflight: Arc<Inflight>,
+    /// Set at the end of the shutdown grace period: every job's context also watches it.
+    abort: CancelFlag,
     /// Set when shutdown begins: no new jobs from then on.
     draining: AtomicBool,
     queue_capacity: usize,
 }
 
-/// Jobs submitted and not yet answered, by a private key, so shutdown can cancel them all.
+/// Jobs submitted and not yet answered.
 #[derive(Debug, Default)]
 struct Inflight {
-    jobs: Mutex<HashMap<u64, CancelFlag>>,
-    next_key: AtomicU64,
-    /// Notified whenever a job leaves the registry.
+    count: AtomicUsize,
+    /// Notified whenever a job is answered.
     changed: Notify,
-}
-
-impl Inflight {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, CancelFlag>> {
-        // The map is only inserted into and removed from; a panic while holding the lock cannot
-        // leave it inconsistent, so a poisoned lock is still usable.
-        self.jobs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
 }
 
 /// A queue slot, held from admission until a worker dequeues the job.
 #[derive(Debug)]
 pub struct Admission(OwnedSemaphorePermit);
 
-/// A submitted job: await [`outcome`](Self::outcome). Dropping it (the RPC future was dropped: the
-/// client cancelled, disconnected or passed its gRPC deadline) sets the job's cancel flag, so a
-/// queued job never starts and a running one stops within its check interval.
+/// What a job's callback receives: the outcome as the server reports it, and its timings.
 #[derive(Debug)]
-pub struct JobTicket {
-    cancel: CancelFlag,
-    answer: Option<oneshot::Receiver<Finished<JobAnswer>>>,
-    deadline: Option<(Instant, Duration)>,
-    span: Span,
-}
-
-impl Drop for JobTicket {
-    fn drop(&mut self) {
-        self.cancel.cancel();
-    }
-}
-
-/// A finished job: the answer plus where the time went.
-#[derive(Debug)]
-pub struct Answered {
-    /// The solver's answer.
-    pub answer: JobAnswer,
+pub struct Done {
+    /// The answer, or why there is none (deadline and cancellation already told apart).
+    pub outcome: Result<JobAnswer, ServiceError>,
     /// Time queued.
     pub queue_wait: Duration,
     /// Time running.
     pub run_time: Duration,
+}
+
+/// A submitted job's handles: its cancel flag, and what its deadline timer records (so a
+/// cancellation caused by the deadline is reported as DEADLINE_EXCEEDED).
+#[derive(Debug, Clone)]
+pub struct Submitted {
+    /// Setting it cancels the job.
+    pub cancel: CancelFlag,
+    /// The job's deadline budget in milliseconds once it has passed; 0 before.
+    deadline_passed_ms: Arc<AtomicU64>,
+}
+
+impl Submitted {
+    /// Cancels the job because its deadline of `budget` passed.
+    pub fn expire(&self, budget: Duration) {
+        self.deadline_passed_ms
+            .store((budget.as_millis() as u64).max(1), Ordering::SeqCst);
+        self.cancel.cancel();
+    }
+}
+
+/// A submitted unary job: await [`outcome`](Self::outcome). Dropping it (the RPC future was
+/// dropped: the client cancelled, disconnected or passed its gRPC deadline) sets the job's cancel
+/// flag, so a queued job never starts and a running one stops within its check interval.
+#[derive(Debug)]
+pub struct JobTicket {
+    submitted: Submitted,
+    answer: Option<oneshot::Receiver<Done>>,
+    deadline: Option<(Instant, Duration)>,
+}
+
+impl Drop for JobTicket {
+    fn drop(&mut self) {
+        self.submitted.cancel.cancel();
+    }
 }
 
 impl Dispatcher {
@@ -96,6 +105,7 @@ impl Dispatcher {
             queue_slots: Arc::new(Semaphore::new(queue_capacity)),
             limits: Arc::new(limits),
             inflight: Arc::default(),
+            abort: CancelFlag::new(),
             draining: AtomicBool::new(false),
             queue_capacity,
         })
@@ -149,7 +159,7 @@ impl Dispatcher {
         if self.is_draining() {
             return Err(ServiceError::Draining);
         }
-        // The semaphore is never closed, so `acquire_owned` cannot fail.
+        // The semaphore is never closed, so `acquire_owned` does not fail in practice.
         let permit = Arc::clone(&self.queue_slots)
             .acquire_owned()
             .await
@@ -160,57 +170,92 @@ impl Dispatcher {
         Ok(Admission(permit))
     }
 
-    /// Queues a validated job. `progress` receives progress fractions (streams that asked for
-    /// them); `span` is the job's tracing span, which gets its timings and outcome recorded.
+    /// Queues a validated job; `done` is called exactly once, on a worker thread, with its outcome
+    /// (it must not block). `progress` receives progress fractions; `span` is the job's tracing
+    /// span, which gets its timings and outcome recorded.
+    ///
+    /// # Errors
+    /// `Draining` once shutdown has begun (then `done` is not called).
     pub fn submit(
         &self,
         admission: Admission,
         spec: JobSpec,
-        deadline: Option<Duration>,
         progress: Option<Arc<dyn ProgressSink>>,
         span: Span,
-    ) -> Result<JobTicket, ServiceError> {
+        done: impl FnOnce(Done) + Send + 'static,
+    ) -> Result<Submitted, ServiceError> {
         if self.is_draining() {
             return Err(ServiceError::Draining);
         }
-        let cancel = CancelFlag::new();
-        let key = self.inflight.next_key.fetch_add(1, Ordering::Relaxed);
-        self.inflight.lock().insert(key, cancel.clone());
-
-        let (tx, rx) = oneshot::channel();
+        let submitted = Submitted {
+            cancel: CancelFlag::new(),
+            deadline_passed_ms: Arc::default(),
+        };
         let inflight = Arc::clone(&self.inflight);
         let limits = Arc::clone(&self.limits);
         let Admission(permit) = admission;
+        let deadline_passed_ms = Arc::clone(&submitted.deadline_passed_ms);
         let task = Task {
-            ctx: SolveContext::new(cancel.clone(), progress),
+            ctx: SolveContext::new(submitted.cancel.clone(), progress)
+                .with_abort(self.abort.clone()),
             work: Box::new(move |ctx| spec.run(ctx, &limits)),
-            reply: Box::new(move |finished| {
-                // The receiver is gone if the caller gave up; the answer is dropped then.
-                let _ = tx.send(finished);
-                inflight.lock().remove(&key);
+            reply: Box::new(move |finished: Finished<JobAnswer>| {
+                let outcome = finished.outcome.map_err(|e| {
+                    match (e, deadline_passed_ms.load(Ordering::SeqCst)) {
+                        (SolveError::Cancelled, ms) if ms > 0 => {
+                            ServiceError::DeadlineExceeded { deadline_ms: ms }
+                        }
+                        (other, _) => ServiceError::Solve(other),
+                    }
+                });
+                record(&span, &outcome, finished.queue_wait, finished.run_time);
+                done(Done {
+                    outcome,
+                    queue_wait: finished.queue_wait,
+                    run_time: finished.run_time,
+                });
+                inflight.count.fetch_sub(1, Ordering::SeqCst);
                 inflight.changed.notify_waiters();
             }),
             on_dequeue: Some(Box::new(move || drop(permit))),
         };
+        self.inflight.count.fetch_add(1, Ordering::SeqCst);
         match self.pool.try_submit(task) {
-            Ok(()) => {}
-            Err(SubmitError::QueueFull(_)) => {
-                // Unreachable while every submission holds a queue slot; answer honestly anyway.
-                self.inflight.lock().remove(&key);
-                return Err(ServiceError::QueueFull {
-                    capacity: self.queue_capacity,
-                });
-            }
-            Err(SubmitError::Closed(_)) => {
-                self.inflight.lock().remove(&key);
-                return Err(ServiceError::Draining);
+            Ok(()) => Ok(submitted),
+            Err(e) => {
+                self.inflight.count.fetch_sub(1, Ordering::SeqCst);
+                self.inflight.changed.notify_waiters();
+                Err(match e {
+                    // Unreachable while every submission holds a queue slot; answer honestly.
+                    SubmitError::QueueFull(_) => ServiceError::QueueFull {
+                        capacity: self.queue_capacity,
+                    },
+                    SubmitError::Closed(_) => ServiceError::Draining,
+                })
             }
         }
+    }
+
+    /// Queues a validated job for a unary call: the ticket resolves to its outcome.
+    ///
+    /// # Errors
+    /// As [`submit`](Self::submit).
+    pub fn submit_unary(
+        &self,
+        admission: Admission,
+        spec: JobSpec,
+        deadline: Option<Duration>,
+        span: Span,
+    ) -> Result<JobTicket, ServiceError> {
+        let (tx, rx) = oneshot::channel();
+        let submitted = self.submit(admission, spec, None, span, move |done| {
+            // The receiver is gone if the caller gave up; the answer is dropped then.
+            let _ = tx.send(done);
+        })?;
         Ok(JobTicket {
-            cancel,
+            submitted,
             answer: Some(rx),
             deadline: deadline.map(|d| (Instant::now() + d, d)),
-            span,
         })
     }
 
@@ -221,7 +266,7 @@ impl Dispatcher {
 
     /// Jobs submitted and not yet answered.
     pub fn inflight(&self) -> usize {
-        self.inflight.lock().len()
+        self.inflight.count.load(Ordering::SeqCst)
     }
 
     /// Waits until no job is in flight, or `limit` passes. Returns whether all finished.
@@ -238,77 +283,61 @@ impl Dispatcher {
         }
     }
 
-    /// Cancels every job in flight.
+    /// Cancels every job in flight or queued.
     pub fn cancel_all(&self) {
-        for flag in self.inflight.lock().values() {
-            flag.cancel();
-        }
-    }
-
-    /// Stops the worker threads (blocking; call after the jobs are answered or cancelled).
-    pub fn shutdown_pool(self) {
-        self.pool.shutdown();
+        self.abort.cancel();
     }
 }
 
 impl JobTicket {
-    /// Waits for the answer, honouring the job's own deadline. Records queue wait, run time and
-    /// outcome on the job's span and logs one line.
-    pub async fn outcome(mut self) -> Result<Answered, ServiceError> {
+    /// Waits for the answer, honouring the job's own deadline.
+    pub async fn outcome(mut self) -> Result<Done, ServiceError> {
         let rx = self
             .answer
             .take()
             .expect("outcome is called once: it consumes the ticket");
-        let result = match self.deadline {
+        let done = match self.deadline {
             None => rx.await,
             Some((at, budget)) => match tokio::time::timeout_at(at.into(), rx).await {
                 Ok(r) => r,
                 Err(_) => {
-                    self.cancel.cancel();
-                    let e = ServiceError::DeadlineExceeded {
+                    // The worker still answers (DEADLINE_EXCEEDED, recorded on the job's span);
+                    // the caller is told at once.
+                    self.submitted.expire(budget);
+                    return Err(ServiceError::DeadlineExceeded {
                         deadline_ms: budget.as_millis() as u64,
-                    };
-                    self.record_failure(&e);
-                    return Err(e);
+                    });
                 }
             },
         };
-        let finished = match result {
-            Ok(f) => f,
-            // The pool answers every task; a dropped sender means the reply closure never ran,
-            // which only happens if the pool is torn down under us.
-            Err(_) => Finished {
-                outcome: Err(SolveError::Cancelled),
-                queue_wait: Duration::ZERO,
-                run_time: Duration::ZERO,
-            },
-        };
-        self.span
-            .record("queue_ms", finished.queue_wait.as_secs_f64() * 1e3);
-        self.span
-            .record("run_ms", finished.run_time.as_secs_f64() * 1e3);
-        match finished.outcome {
-            Ok(answer) => {
-                self.span.record("outcome", "ok");
-                tracing::info!(parent: &self.span, "job finished");
-                Ok(Answered {
-                    answer,
-                    queue_wait: finished.queue_wait,
-                    run_time: finished.run_time,
-                })
-            }
-            Err(e) => {
-                let e = ServiceError::Solve(e);
-                self.record_failure(&e);
-                Err(e)
-            }
-        }
+        // The pool answers every task; a dropped sender means the pool was torn down under us.
+        let done = done.map_err(|_| ServiceError::Solve(SolveError::Cancelled))?;
+        done.outcome.as_ref().map_err(Clone::clone)?;
+        Ok(done)
     }
+}
 
-    fn record_failure(&self, e: &ServiceError) {
-        self.span
-            .record("outcome", crate::error::code_name(e.code()));
-        tracing::info!(parent: &self.span, error = %e, "job failed");
+/// Records a finished job's timings and outcome on its span and logs one line.
+fn record(
+    span: &Span,
+    outcome: &Result<JobAnswer, ServiceError>,
+    queue_wait: Duration,
+    run_time: Duration,
+) {
+    if span.is_disabled() {
+        return;
+    }
+    span.record("queue_ms", queue_wait.as_secs_f64() * 1e3);
+    span.record("run_ms", run_time.as_secs_f64() * 1e3);
+    match outcome {
+        Ok(_) => {
+            span.record("outcome", "ok");
+            tracing::info!(parent: span, "job finished");
+        }
+        Err(e) => {
+            span.record("outcome", crate::error::code_name(e.code()));
+            tracing::info!(parent: span, error = %e, "job failed");
+        }
     }
 }
 

@@ -74,15 +74,16 @@ impl Orbit for OrbitService {
         let admission = self.dispatcher.try_admit()?;
         let ticket = self
             .dispatcher
-            .submit(admission, spec, deadline, None, span)?;
+            .submit_unary(admission, spec, deadline, span)?;
         // If the client goes away, tonic drops this future and with it the ticket, which cancels
         // the job.
-        let answered = ticket.outcome().await?;
+        let done = ticket.outcome().await?;
+        let answer = done.outcome?;
         Ok(Response::new(convert::result_to_proto(
             id,
-            answered.answer,
-            answered.queue_wait,
-            answered.run_time,
+            answer,
+            done.queue_wait,
+            done.run_time,
         )))
     }
 

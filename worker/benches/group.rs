@@ -68,14 +68,23 @@ fn main() {
         run_case(name, &dir);
         return;
     }
-    let wanted: Vec<&str> = args.iter().filter(|a| !a.starts_with("--")).map(String::as_str).collect();
+    let wanted: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with("--"))
+        .map(String::as_str)
+        .collect();
     let dir = gap_dir();
     std::fs::create_dir_all(&dir).expect("create the GAP directory");
     let gap = which_gap();
-    let gap_timeout: u64 =
-        std::env::var("ORBIT_GAP_TIMEOUT").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    let gap_timeout: u64 = std::env::var("ORBIT_GAP_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gap/group_bench.g");
-    println!("# Permutation groups (issue 3) — GAP: {}", gap_version(gap.as_deref()));
+    println!(
+        "# Permutation groups (issue 3) — GAP: {}",
+        gap_version(gap.as_deref())
+    );
     println!("| case | Orbit time | Orbit peak RSS | GAP time | ratio GAP/Orbit | result |");
     println!("|---|---|---|---|---|---|");
     for &name in CASES {
@@ -96,14 +105,20 @@ fn main() {
         // RESULT <ms> <rss_kb> <summary...>
         let mut parts = line.splitn(4, ' ');
         parts.next();
-        let ms: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN);
+        let ms: f64 = parts
+            .next()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(f64::NAN);
         let rss_kb: u64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
         let summary = parts.next().unwrap_or("").to_string();
-        let gap_ms = gap.as_deref().and_then(|g| run_gap(g, &script, &dir, name, gap_timeout));
+        let gap_ms = gap
+            .as_deref()
+            .and_then(|g| run_gap(g, &script, &dir, name, gap_timeout));
         let (gap_cell, ratio) = match gap_ms {
-            Some(GapResult::Ms(g, what)) => {
-                (format!("{} {what}", fmt_ms(g)), format!("{:.1}", g / ms.max(0.001)))
-            }
+            Some(GapResult::Ms(g, what)) => (
+                format!("{} {what}", fmt_ms(g)),
+                format!("{:.1}", g / ms.max(0.001)),
+            ),
             Some(GapResult::Timeout) => (format!("> {gap_timeout} s (timeout)"), "-".into()),
             None => ("n/a".into(), "-".into()),
         };
@@ -117,7 +132,11 @@ fn main() {
 }
 
 fn fmt_ms(ms: f64) -> String {
-    if ms < 10.0 { format!("{ms:.2} ms") } else { format!("{ms:.0} ms") }
+    if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
 }
 
 fn gap_dir() -> PathBuf {
@@ -149,13 +168,17 @@ fn gap_version(gap: Option<&str>) -> String {
     let Some(gap) = gap else {
         return "not installed".into();
     };
-    let out =
-        Command::new(gap).args(["-q", "-A"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().and_then(
-            |mut c| {
-                c.stdin.take().map(|mut s| s.write_all(b"Print(GAPInfo.Version, \"\\n\");\nQUIT;\n"));
-                c.wait_with_output()
-            },
-        );
+    let out = Command::new(gap)
+        .args(["-q", "-A"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .map(|mut s| s.write_all(b"Print(GAPInfo.Version, \"\\n\");\nQUIT;\n"));
+            c.wait_with_output()
+        });
     match out {
         Ok(o) => String::from_utf8_lossy(&o.stdout).trim().to_string(),
         Err(e) => format!("error {e}"),
@@ -177,7 +200,11 @@ fn run_gap(gap: &str, script: &Path, dir: &Path, name: &str, timeout_s: u64) -> 
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let input = format!("Read(\"{}\");\nRead(\"{}\");\nQUIT;\n", case_file.display(), script.display());
+    let input = format!(
+        "Read(\"{}\");\nRead(\"{}\");\nQUIT;\n",
+        case_file.display(),
+        script.display()
+    );
     child.stdin.take()?.write_all(input.as_bytes()).ok()?;
     let start = Instant::now();
     loop {
@@ -212,7 +239,10 @@ fn peak_rss_kb() -> u64 {
 }
 
 fn parse_all(texts: &[&str], d: usize) -> Vec<Perm> {
-    texts.iter().map(|t| Perm::parse_cycles(t, d).expect("valid generator")).collect()
+    texts
+        .iter()
+        .map(|t| Perm::parse_cycles(t, d).expect("valid generator"))
+        .collect()
 }
 
 fn random_perm(d: usize, rng: &mut ChaCha8Rng) -> Perm {
@@ -290,9 +320,9 @@ fn agl1(p: u64) -> Vec<Perm> {
     let mut factors = Vec::new();
     let (mut r, mut q) = (p - 1, 2);
     while q * q <= r {
-        if r % q == 0 {
+        if r.is_multiple_of(q) {
             factors.push(q);
-            while r % q == 0 {
+            while r.is_multiple_of(q) {
                 r /= q;
             }
         }
@@ -301,7 +331,9 @@ fn agl1(p: u64) -> Vec<Perm> {
     if r > 1 {
         factors.push(r);
     }
-    let g = (2..p).find(|&g| factors.iter().all(|&q| pow_mod(g, (p - 1) / q, p) != 1)).expect("root");
+    let g = (2..p)
+        .find(|&g| factors.iter().all(|&q| pow_mod(g, (p - 1) / q, p) != 1))
+        .expect("root");
     let n = p as usize;
     vec![from_fn(n, |x| (x + 1) % p), from_fn(n, |x| g * x % p)]
 }
@@ -313,7 +345,13 @@ fn dihedral_times_cyclic(n: usize, m: usize) -> Vec<Perm> {
     vec![
         from_fn(d, |x| if x < n64 { (x + 1) % n64 } else { x }),
         from_fn(d, |x| if x < n64 { (n64 - x) % n64 } else { x }),
-        from_fn(d, |x| if x < n64 { x } else { n64 + (x - n64 + 1) % m64 }),
+        from_fn(d, |x| {
+            if x < n64 {
+                x
+            } else {
+                n64 + (x - n64 + 1) % m64
+            }
+        }),
     ]
 }
 
@@ -373,7 +411,11 @@ fn run_case(name: &str, dir: &Path) {
         "rubik" | "rubik_membership" => (48, parse_all(&RUBIK, 48), 100),
         "m24" => (24, parse_all(&M24, 24), 500),
         "s3_power_200" => (600, s3_power(200), 1),
-        "cyclic_100000" => (100_000, vec![cycle_and_transposition(100_000).remove(0)], 10),
+        "cyclic_100000" => (
+            100_000,
+            vec![cycle_and_transposition(100_000).remove(0)],
+            10,
+        ),
         "dihedral_20000" => (20_000, dihedral(20_000), 3),
         "dihedral_100000" => (100_000, dihedral(100_000), 1),
         "agl1_99991" => (99_991, agl1(99_991), 1),
@@ -388,8 +430,16 @@ fn run_case(name: &str, dir: &Path) {
     write_gap_case(dir, name, &gens, "mode := \"size\";\n");
     let (ms, g) = time_build(d, &gens, reps);
     let order = g.order().to_string();
-    let shown = if order.len() > 24 { format!("{} digits", order.len()) } else { order };
-    println!("RESULT {ms:.3} {} order {shown}, {:?}", peak_rss_kb(), g.kind());
+    let shown = if order.len() > 24 {
+        format!("{} digits", order.len())
+    } else {
+        order
+    };
+    println!(
+        "RESULT {ms:.3} {} order {shown}, {:?}",
+        peak_rss_kb(),
+        g.kind()
+    );
 }
 
 fn membership_case(dir: &Path, name: &str, d: usize, gens: &[Perm]) {
@@ -406,7 +456,9 @@ fn membership_case(dir: &Path, name: &str, d: usize, gens: &[Perm]) {
             e
         })
         .collect();
-    let others: Vec<Perm> = (0..MEMBERSHIP_CANDIDATES).map(|_| random_perm(d, &mut rng)).collect();
+    let others: Vec<Perm> = (0..MEMBERSHIP_CANDIDATES)
+        .map(|_| random_perm(d, &mut rng))
+        .collect();
     // GAP gets the first 20,000 of each (reading 400,000 permutations would dominate its run).
     let k = 20_000;
     write_gap_case(
@@ -421,10 +473,16 @@ fn membership_case(dir: &Path, name: &str, d: usize, gens: &[Perm]) {
     );
     let mut scratch = Vec::new();
     let t0 = Instant::now();
-    let yes = members.iter().filter(|p| g.contains_with(p, &mut scratch)).count();
+    let yes = members
+        .iter()
+        .filter(|p| g.contains_with(p, &mut scratch))
+        .count();
     let member_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let yes_other = others.iter().filter(|p| g.contains_with(p, &mut scratch)).count();
+    let yes_other = others
+        .iter()
+        .filter(|p| g.contains_with(p, &mut scratch))
+        .count();
     let other_s = t1.elapsed().as_secs_f64();
     assert_eq!(yes, members.len());
     let n = MEMBERSHIP_CANDIDATES as f64;

@@ -49,6 +49,9 @@ impl<F: Fn(f64) + Send + Sync> ProgressSink for F {
 /// whenever they know how far they are (it is rate-limited here, so calling it often is fine).
 pub struct SolveContext {
     cancel: CancelFlag,
+    /// A second flag shared by many jobs (the server's "cancel everything" at the end of a
+    /// shutdown grace period), so that cancelling all of them is one store, not a registry walk.
+    abort: Option<CancelFlag>,
     progress: Option<Arc<dyn ProgressSink>>,
     /// Last reported fraction in per-mille, so progress is forwarded only when it moves by at least
     /// 1% — a solver may call `progress` millions of times.
@@ -75,15 +78,22 @@ impl SolveContext {
     pub fn new(cancel: CancelFlag, progress: Option<Arc<dyn ProgressSink>>) -> Self {
         Self {
             cancel,
+            abort: None,
             progress,
             last_permille: AtomicU32::new(0),
         }
     }
 
+    /// The same context, also cancelled when `abort` is.
+    pub fn with_abort(mut self, abort: CancelFlag) -> Self {
+        self.abort = Some(abort);
+        self
+    }
+
     /// `Err(SolveError::Cancelled)` once the job has been cancelled.
     #[inline]
     pub fn check(&self) -> Result<(), SolveError> {
-        if self.cancel.is_cancelled() {
+        if self.is_cancelled() {
             Err(SolveError::Cancelled)
         } else {
             Ok(())
@@ -93,7 +103,7 @@ impl SolveContext {
     /// Whether the job has been cancelled.
     #[inline]
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+        self.cancel.is_cancelled() || self.abort.as_ref().is_some_and(CancelFlag::is_cancelled)
     }
 
     /// Reports the fraction of the work done (clamped to `0..=1`); forwarded when it has grown by

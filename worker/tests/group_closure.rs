@@ -64,7 +64,9 @@ fn random_generator(d: usize, rng: &mut ChaCha8Rng) -> Perm {
 
 /// A permutation of at most 16 points packed 4 bits per image.
 fn pack(images: impl Iterator<Item = u32>) -> u64 {
-    images.enumerate().fold(0, |acc, (i, x)| acc | (u64::from(x) << (4 * i)))
+    images
+        .enumerate()
+        .fold(0, |acc, (i, x)| acc | (u64::from(x) << (4 * i)))
 }
 
 fn unpack(d: usize, e: u64) -> Vec<u32> {
@@ -104,10 +106,16 @@ fn group_random_small_groups_match_brute_force() {
 /// and both completeness proofs are checked against brute force.
 #[test]
 fn group_random_small_groups_match_brute_force_with_schreier_trees() {
-    let tuning = GroupTuning { max_explicit_transversal_entries: 0, always_try_order_certificate: true };
+    let tuning = GroupTuning {
+        max_explicit_transversal_entries: 0,
+        always_try_order_certificate: true,
+    };
     random_small_groups_match_brute_force(2027, 400, &tuning);
     // Mixed: explicit while orbit x degree <= 20 integers, trees beyond.
-    let tuning = GroupTuning { max_explicit_transversal_entries: 20, always_try_order_certificate: false };
+    let tuning = GroupTuning {
+        max_explicit_transversal_entries: 20,
+        always_try_order_certificate: false,
+    };
     random_small_groups_match_brute_force(2028, 200, &tuning);
 }
 
@@ -117,7 +125,11 @@ fn random_small_groups_match_brute_force(seed: u64, cases: usize, tuning: &Group
     let limits = Limits::default();
     let mut sizes = Vec::new();
     for case in 0..cases {
-        let d = if rng.random_bool(0.9) { rng.random_range(4..=9) } else { rng.random_range(1..=3) };
+        let d = if rng.random_bool(0.9) {
+            rng.random_range(4..=9)
+        } else {
+            rng.random_range(1..=3)
+        };
         let k = rng.random_range(0..=4);
         let gens: Vec<Perm> = (0..k).map(|_| random_generator(d, &mut rng)).collect();
         let all = closure(d, &gens);
@@ -140,7 +152,11 @@ fn random_small_groups_match_brute_force(seed: u64, cases: usize, tuning: &Group
             let mut v: Vec<u32> = (0..d as u32).collect();
             v.shuffle(&mut rng);
             let member = all.contains(&pack(v.iter().copied()));
-            assert_eq!(g.contains(&from_images(v.clone())), member, "{label}: candidate {v:?}");
+            assert_eq!(
+                g.contains(&from_images(v.clone())),
+                member,
+                "{label}: candidate {v:?}"
+            );
         }
         // Orbits: x and y share an orbit iff some element maps x to y.
         for orbit in g.orbits() {
@@ -160,7 +176,10 @@ fn random_small_groups_match_brute_force(seed: u64, cases: usize, tuning: &Group
             let mut built: HashSet<u64> = HashSet::new();
             let mut partial = vec![Perm::identity(d)];
             for level in t.iter().rev() {
-                partial = partial.iter().flat_map(|p| level.iter().map(move |u| p.compose(u))).collect();
+                partial = partial
+                    .iter()
+                    .flat_map(|p| level.iter().map(move |u| p.compose(u)))
+                    .collect();
             }
             for p in partial {
                 built.insert(pack(p.images().iter().copied()));
@@ -183,7 +202,13 @@ fn random_small_groups_match_brute_force(seed: u64, cases: usize, tuning: &Group
     }
     // The generator shapes must give a spread of sizes, including large groups.
     sizes.sort_unstable();
-    assert!(sizes[0] == 1 && *sizes.last().expect("cases") >= 40320, "sizes {sizes:?}");
+    assert!(
+        sizes[0] == 1 && *sizes.last().expect("cases") >= 40320,
+        "sizes {sizes:?}"
+    );
     let big = sizes.iter().filter(|&&s| s > 100).count();
-    assert!(big > cases / 5, "only {big} groups larger than 100: {sizes:?}");
+    assert!(
+        big > cases / 5,
+        "only {big} groups larger than 100: {sizes:?}"
+    );
 }

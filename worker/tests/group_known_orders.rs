@@ -34,7 +34,11 @@ fn random_perm(d: usize, rng: &mut ChaCha8Rng) -> Perm {
 
 fn random_even_perm(d: usize, rng: &mut ChaCha8Rng) -> Perm {
     let p = random_perm(d, rng);
-    if p.is_even() { p } else { p.compose(&perm("(1,2)", d)) }
+    if p.is_even() {
+        p
+    } else {
+        p.compose(&perm("(1,2)", d))
+    }
 }
 
 /// Checks the transversals multiply out to the order and rebuild members in the documented order.
@@ -49,7 +53,11 @@ fn check_transversals(g: &PermGroup, rng: &mut ChaCha8Rng) {
         let mut images: Vec<u32> = level.iter().map(|u| u.image(b)).collect();
         images.sort_unstable();
         images.dedup();
-        assert_eq!(images.len(), level.len(), "representatives of level {i} map b_{i} apart");
+        assert_eq!(
+            images.len(),
+            level.len(),
+            "representatives of level {i} map b_{i} apart"
+        );
         for u in level {
             assert!(g.base()[..i].iter().all(|&x| u.image(x) == x));
         }
@@ -89,7 +97,11 @@ fn group_symmetric_from_adjacent_transpositions() {
 fn group_alternating_from_three_cycles() {
     for n in [3usize, 4, 5, 6, 7, 8, 9, 10, 11, 30, 101] {
         // A_n = <(1,2,3), (1,..,n)> for n odd, <(1,2,3), (2,..,n)> for n even.
-        let long = if n % 2 == 1 { cycle(1..=n) } else { cycle(2..=n) };
+        let long = if n % 2 == 1 {
+            cycle(1..=n)
+        } else {
+            cycle(2..=n)
+        };
         let g = group(n, &["(1,2,3)", &long]);
         assert_eq!(g.order(), factorial(n as u32) / 2u32, "Alt({n})");
         assert_eq!(g.kind(), GroupKind::Alternating, "Alt({n})");
@@ -109,12 +121,22 @@ fn group_symmetric_and_alternating_from_two_random_generators() {
         // these seeds.
         let (a, b) = transitive_pair(n, &mut rng, random_perm);
         let odd = !a.is_even() || !b.is_even();
-        let g = PermGroup::new(n, vec![a, b], &SolveContext::detached(), &Limits::default()).expect("builds");
-        let expect = if odd { factorial(n as u32) } else { factorial(n as u32) / 2u32 };
+        let g = PermGroup::new(n, vec![a, b], &SolveContext::detached(), &Limits::default())
+            .expect("builds");
+        let expect = if odd {
+            factorial(n as u32)
+        } else {
+            factorial(n as u32) / 2u32
+        };
         assert_eq!(g.order(), expect, "n = {n}");
         let (ea, eb) = transitive_pair(n, &mut rng, random_even_perm);
-        let g =
-            PermGroup::new(n, vec![ea, eb], &SolveContext::detached(), &Limits::default()).expect("builds");
+        let g = PermGroup::new(
+            n,
+            vec![ea, eb],
+            &SolveContext::detached(),
+            &Limits::default(),
+        )
+        .expect("builds");
         assert_eq!(g.order(), factorial(n as u32) / 2u32, "Alt({n})");
         assert_eq!(g.kind(), GroupKind::Alternating);
         assert!(g.contains(&random_even_perm(n, &mut rng)));
@@ -123,7 +145,11 @@ fn group_symmetric_and_alternating_from_two_random_generators() {
     }
 }
 
-fn transitive_pair(n: usize, rng: &mut ChaCha8Rng, draw: fn(usize, &mut ChaCha8Rng) -> Perm) -> (Perm, Perm) {
+fn transitive_pair(
+    n: usize,
+    rng: &mut ChaCha8Rng,
+    draw: fn(usize, &mut ChaCha8Rng) -> Perm,
+) -> (Perm, Perm) {
     loop {
         let a = draw(n, rng);
         let b = draw(n, rng);
@@ -146,7 +172,11 @@ fn group_cyclic_and_dihedral() {
                     refl.push_str(&format!("({i},{j})"));
                 }
             }
-            let refl = if refl.is_empty() { "()".to_string() } else { refl };
+            let refl = if refl.is_empty() {
+                "()".to_string()
+            } else {
+                refl
+            };
             let d = group(n, &[&cycle(1..=n), &refl]);
             assert_eq!(d.order(), BigUint::from(2 * n), "D_{}", 2 * n);
             assert!(d.contains(&perm(&refl, n)));
@@ -165,7 +195,11 @@ fn group_psl27_and_mathieu_groups() {
     assert_eq!(m11.order(), BigUint::from(7920u32));
     let m12 = group(
         12,
-        &["(1,2,3,4,5,6,7,8,9,10,11)", "(3,7,11,8)(4,10,5,6)", "(1,12)(2,11)(3,6)(4,8)(5,9)(7,10)"],
+        &[
+            "(1,2,3,4,5,6,7,8,9,10,11)",
+            "(3,7,11,8)(4,10,5,6)",
+            "(1,12)(2,11)(3,6)(4,8)(5,9)(7,10)",
+        ],
     );
     assert_eq!(m12.order(), BigUint::from(95040u32));
     let m24 = group(24, &M24);
@@ -212,16 +246,35 @@ fn group_rubiks_cube_group() {
 #[test]
 fn group_wreath_product_direct_product_intransitive_trivial() {
     // Sym(3) wr Sym(3) on 9 points: 6^3 * 6 = 1296.
-    let w = group(9, &["(1,2,3)", "(1,2)", "(1,4,7)(2,5,8)(3,6,9)", "(1,4)(2,5)(3,6)"]);
+    let w = group(
+        9,
+        &[
+            "(1,2,3)",
+            "(1,2)",
+            "(1,4,7)(2,5,8)(3,6,9)",
+            "(1,4)(2,5)(3,6)",
+        ],
+    );
     assert_eq!(w.order(), BigUint::from(1296u32));
     assert_eq!(w.orbits().len(), 1);
     // C_2 wr Sym(5) (hyperoctahedral group) on 10 points: 2^5 * 120 = 3840.
     let h = group(10, &["(1,2)", "(1,3,5,7,9)(2,4,6,8,10)", "(1,3)(2,4)"]);
     assert_eq!(h.order(), BigUint::from(3840u32));
     // Sym(5) x PSL(2,7) on 5 + 8 points: 120 * 168 = 20160; intransitive with two orbits.
-    let d = group(13, &["(1,2,3,4,5)", "(1,2)", "(6,7,8,9,10,11,12)", "(6,13)(7,12)(8,9)(10,11)"]);
+    let d = group(
+        13,
+        &[
+            "(1,2,3,4,5)",
+            "(1,2)",
+            "(6,7,8,9,10,11,12)",
+            "(6,13)(7,12)(8,9)(10,11)",
+        ],
+    );
     assert_eq!(d.order(), BigUint::from(20160u32));
-    assert_eq!(d.orbits(), vec![vec![0, 1, 2, 3, 4], vec![5, 6, 12, 7, 11, 8, 9, 10]]);
+    assert_eq!(
+        d.orbits(),
+        vec![vec![0, 1, 2, 3, 4], vec![5, 6, 12, 7, 11, 8, 9, 10]]
+    );
     assert_eq!(d.kind(), GroupKind::General);
     // Intransitive, not a direct product: <(1,2,3)(4,5)> has order 6 and orbits {1,2,3},{4,5},{6}.
     let c = group(6, &["(1,2,3)(4,5)"]);
@@ -251,8 +304,13 @@ fn group_large_degree_small_base_and_giants() {
     // Cyclic groups of degree 100,000 (one generator): order, base and membership in linear time.
     let n = 100_000;
     let c = perm(&cycle(1..=n), n);
-    let g =
-        PermGroup::new(n, vec![c.clone()], &SolveContext::detached(), &Limits::default()).expect("builds");
+    let g = PermGroup::new(
+        n,
+        vec![c.clone()],
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
     assert_eq!(g.order(), BigUint::from(n));
     assert_eq!(g.base().len(), 1);
     assert!(g.contains(&c.pow(77_777)));
@@ -266,10 +324,16 @@ fn group_large_degree_small_base_and_giants() {
         start += l;
     }
     let c = perm(&text, n);
-    let g =
-        PermGroup::new(n, vec![c.clone()], &SolveContext::detached(), &Limits::default()).expect("builds");
-    let lcm =
-        lens.iter().fold(BigUint::from(1u32), |acc, &l| num_integer::Integer::lcm(&acc, &BigUint::from(l)));
+    let g = PermGroup::new(
+        n,
+        vec![c.clone()],
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    let lcm = lens.iter().fold(BigUint::from(1u32), |acc, &l| {
+        num_integer::Integer::lcm(&acc, &BigUint::from(l))
+    });
     assert_eq!(g.order(), lcm);
     assert!(g.contains(&c.pow(123_456_789)));
     // Rotating only the long cycle by one (or only the 11-cycle) is not a power of c: it would
@@ -318,7 +382,14 @@ fn group_small_groups_embedded_in_a_large_degree() {
     assert!(!g.contains(&perm(&gens[1], d).compose(&perm("(1,2,3)", d))));
     assert_eq!(g.transversals().expect("fits").len(), g.base().len());
     // Alt(10) on points 41..50 of 50: a giant on its support, but not the natural Alt(50).
-    let g = group(50, &["(41,42,43)", "(41,42,43,44,45,46,47,48,49)", "(42,43,44,45,46,47,48,49,50)"]);
+    let g = group(
+        50,
+        &[
+            "(41,42,43)",
+            "(41,42,43,44,45,46,47,48,49)",
+            "(42,43,44,45,46,47,48,49,50)",
+        ],
+    );
     assert_eq!(g.order(), factorial(10) / 2u32);
     assert_eq!(g.kind(), GroupKind::General);
     assert!(g.contains(&perm("(41,50)(42,49)", 50)));
@@ -327,7 +398,11 @@ fn group_small_groups_embedded_in_a_large_degree() {
     let t = g.transversals().expect("fits");
     let prod: BigUint = t.iter().map(|l| BigUint::from(l.len())).product();
     assert_eq!(prod, g.order());
-    assert!(t.iter().flatten().all(|u| (0..40).all(|x| u.image(x) == x) && u.is_even()));
+    assert!(
+        t.iter()
+            .flatten()
+            .all(|u| (0..40).all(|x| u.image(x) == x) && u.is_even())
+    );
 }
 
 #[test]
@@ -341,7 +416,10 @@ fn group_oversized_chain_is_resource_exhausted() {
         gens.push(perm(&format!("({},{},{})", p, p + 1, p + 2), d));
         gens.push(perm(&format!("({},{})", p, p + 1), d));
     }
-    let limits = Limits { max_group_chain_bytes: 1 << 16, ..Limits::default() };
+    let limits = Limits {
+        max_group_chain_bytes: 1 << 16,
+        ..Limits::default()
+    };
     let e = PermGroup::new(d, gens.clone(), &SolveContext::detached(), &limits).unwrap_err();
     assert!(matches!(e, SolveError::LimitExceeded { .. }), "{e}");
     let g = PermGroup::new(d, gens, &SolveContext::detached(), &Limits::default()).expect("fits");
@@ -350,10 +428,15 @@ fn group_oversized_chain_is_resource_exhausted() {
     // x 4 bytes; the first level is kept as a Schreier tree instead, so it fits the default budget,
     // and with a 1 MiB budget it is refused before allocating, stating the limit.
     let n = 20_000;
-    let refl: String = (2..=n / 2).map(|i| format!("({},{})", i, n + 2 - i)).collect();
+    let refl: String = (2..=n / 2)
+        .map(|i| format!("({},{})", i, n + 2 - i))
+        .collect();
     let gens = vec![perm(&cycle(1..=n), n), perm(&refl, n)];
     let t = std::time::Instant::now();
-    let small = Limits { max_group_chain_bytes: 1 << 20, ..Limits::default() };
+    let small = Limits {
+        max_group_chain_bytes: 1 << 20,
+        ..Limits::default()
+    };
     let e = PermGroup::new(n, gens.clone(), &SolveContext::detached(), &small).unwrap_err();
     assert!(matches!(e, SolveError::LimitExceeded { .. }), "{e}");
     assert!(e.to_string().contains("1048576 bytes"), "{e}");
@@ -361,7 +444,10 @@ fn group_oversized_chain_is_resource_exhausted() {
     assert_eq!(g.order(), BigUint::from(2 * n));
     assert!(t.elapsed() < std::time::Duration::from_secs(5));
     // Degree limit.
-    let limits = Limits { max_degree: 10, ..Limits::default() };
+    let limits = Limits {
+        max_degree: 10,
+        ..Limits::default()
+    };
     let e = PermGroup::new(11, vec![], &SolveContext::detached(), &limits).unwrap_err();
     assert_eq!(e.to_string(), "group degree 11 exceeds the limit of 10");
 }
@@ -371,8 +457,13 @@ fn group_cancellation_stops_construction() {
     let flag = orbit_worker::CancelFlag::new();
     flag.cancel();
     let ctx = SolveContext::new(flag, None);
-    let e = PermGroup::new(48, RUBIK.iter().map(|t| perm(t, 48)).collect(), &ctx, &Limits::default())
-        .unwrap_err();
+    let e = PermGroup::new(
+        48,
+        RUBIK.iter().map(|t| perm(t, 48)).collect(),
+        &ctx,
+        &Limits::default(),
+    )
+    .unwrap_err();
     assert_eq!(e, SolveError::Cancelled);
 }
 
@@ -399,5 +490,8 @@ fn group_cancellation_frees_the_worker_quickly() {
     let cancelled_at = canceller.join().expect("canceller thread");
     assert_eq!(result.unwrap_err(), SolveError::Cancelled);
     let latency = ended.saturating_duration_since(cancelled_at);
-    assert!(latency < std::time::Duration::from_millis(100), "took {latency:?} to stop");
+    assert!(
+        latency < std::time::Duration::from_millis(100),
+        "took {latency:?} to stop"
+    );
 }

@@ -14,8 +14,14 @@ fn from_fn(n: usize, f: impl Fn(u64) -> u64) -> Perm {
 }
 
 fn build(n: usize, gens: Vec<Perm>, tuning: &GroupTuning) -> PermGroup {
-    PermGroup::new_with_tuning(n, gens, &SolveContext::detached(), &Limits::default(), tuning)
-        .expect("group builds")
+    PermGroup::new_with_tuning(
+        n,
+        gens,
+        &SolveContext::detached(),
+        &Limits::default(),
+        tuning,
+    )
+    .expect("group builds")
 }
 
 /// Rotation x -> x + k and reflection x -> k - x of Z/n.
@@ -47,9 +53,9 @@ fn primitive_root(p: u64) -> u64 {
     let mut r = p - 1;
     let mut q = 2;
     while q * q <= r {
-        if r % q == 0 {
+        if r.is_multiple_of(q) {
             factors.push(q);
-            while r % q == 0 {
+            while r.is_multiple_of(q) {
                 r /= q;
             }
         }
@@ -58,7 +64,9 @@ fn primitive_root(p: u64) -> u64 {
     if r > 1 {
         factors.push(r);
     }
-    (2..p).find(|&g| factors.iter().all(|&q| pow_mod(g, (p - 1) / q, p) != 1)).expect("a root exists")
+    (2..p)
+        .find(|&g| factors.iter().all(|&q| pow_mod(g, (p - 1) / q, p) != 1))
+        .expect("a root exists")
 }
 
 fn check_dihedral(n: usize, tuning: &GroupTuning, rng: &mut ChaCha8Rng) {
@@ -103,14 +111,24 @@ fn group_affine_group_agl1_p_near_100000() {
     for _ in 0..5 {
         let a = rng.random_range(1..p);
         let b = rng.random_range(0..p);
-        assert!(g.contains(&from_fn(n, |x| (a * x + b) % p)), "x -> {a}x + {b}");
+        assert!(
+            g.contains(&from_fn(n, |x| (a * x + b) % p)),
+            "x -> {a}x + {b}"
+        );
     }
     // x -> x^{-1} (0 -> 0) and x -> x^3 + 1... (x^3 is not a bijection as 3 | p-1): x -> x^5 when
     // gcd(5, p-1) = 5 is not one either, so use inversion and a transposition.
-    assert!(!g.contains(&from_fn(n, |x| if x == 0 { 0 } else { pow_mod(x, p - 2, p) })));
+    assert!(!g.contains(&from_fn(n, |x| if x == 0 {
+        0
+    } else {
+        pow_mod(x, p - 2, p)
+    })));
     assert!(!g.contains(&Perm::parse_cycles("(1,2)", n).expect("valid")));
     // A subgroup: x -> x+1 and x -> g^2 x, order p(p-1)/2; the odd-power scalings are not in it.
-    let gens = vec![from_fn(n, |x| (x + 1) % p), from_fn(n, |x| g0 * g0 % p * x % p)];
+    let gens = vec![
+        from_fn(n, |x| (x + 1) % p),
+        from_fn(n, |x| g0 * g0 % p * x % p),
+    ];
     let h = build(n, gens, &GroupTuning::default());
     assert_eq!(h.order(), BigUint::from(p * (p - 1) / 2));
     assert!(h.contains(&from_fn(n, |x| (pow_mod(g0, 10, p) * x + 3) % p)));
@@ -124,10 +142,26 @@ fn group_direct_product_of_dihedral_and_cyclic() {
     let (n, m) = (50_000usize, 49_999usize);
     let d = n + m;
     let on_first = |p: Perm| {
-        from_fn(d, |x| if (x as usize) < n { u64::from(p.image(x as u32)) } else { x })
+        from_fn(d, |x| {
+            if (x as usize) < n {
+                u64::from(p.image(x as u32))
+            } else {
+                x
+            }
+        })
     };
-    let c = from_fn(d, |x| if (x as usize) < n { x } else { n as u64 + (x - n as u64 + 1) % m as u64 });
-    let gens = vec![on_first(rotation(n, 1)), on_first(reflection(n, 0)), c.clone()];
+    let c = from_fn(d, |x| {
+        if (x as usize) < n {
+            x
+        } else {
+            n as u64 + (x - n as u64 + 1) % m as u64
+        }
+    });
+    let gens = vec![
+        on_first(rotation(n, 1)),
+        on_first(reflection(n, 0)),
+        c.clone(),
+    ];
     let g = build(d, gens, &GroupTuning::default());
     assert_eq!(g.order(), BigUint::from(2u64 * n as u64 * m as u64));
     assert_eq!(g.orbits().len(), 2);
@@ -162,7 +196,10 @@ fn group_psl2_with_schreier_trees_and_explicit_transversals() {
     let p = 1009u64;
     let n = (p + 1) as usize;
     let expect = BigUint::from(p * (p * p - 1) / 2);
-    let trees = GroupTuning { max_explicit_transversal_entries: 0, ..GroupTuning::default() };
+    let trees = GroupTuning {
+        max_explicit_transversal_entries: 0,
+        ..GroupTuning::default()
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(1009);
     for tuning in [GroupTuning::default(), trees] {
         let g = build(n, psl2(p), &tuning);
@@ -186,14 +223,26 @@ fn group_large_degree_refusals_state_the_limit() {
     // With a 1 MiB chain budget, D_20000 does not fit (the Schreier tree's pos array and the
     // generators alone need more): RESOURCE_EXHAUSTED stating the limit, not an allocation.
     let n = 20_000;
-    let limits = Limits { max_group_chain_bytes: 1 << 20, ..Limits::default() };
-    let e = PermGroup::new(n, vec![rotation(n, 1), reflection(n, 0)], &SolveContext::detached(), &limits)
-        .unwrap_err();
+    let limits = Limits {
+        max_group_chain_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let e = PermGroup::new(
+        n,
+        vec![rotation(n, 1), reflection(n, 0)],
+        &SolveContext::detached(),
+        &limits,
+    )
+    .unwrap_err();
     assert!(matches!(e, SolveError::LimitExceeded { .. }), "{e}");
     assert!(e.to_string().contains("1048576 bytes"), "{e}");
     // Explicit transversals of D_100000 would need 2 · 10^5 · 10^5 · 4 bytes: refused by the limit.
     let n = 100_000;
-    let g = build(n, vec![rotation(n, 1), reflection(n, 0)], &GroupTuning::default());
+    let g = build(
+        n,
+        vec![rotation(n, 1), reflection(n, 0)],
+        &GroupTuning::default(),
+    );
     let e = g.transversals().unwrap_err();
     assert!(matches!(e, SolveError::LimitExceeded { .. }), "{e}");
 }

@@ -7,8 +7,12 @@
 //!   membership by congruences). Otherwise construction first tries to prove the group
 //!   is `Alt(d)` or `Sym(d)` (transitivity plus a random element with a prime cycle of length
 //!   `p`, `d/2 < p <= d-3`, which by Jordan's theorem settles it), otherwise runs random
-//!   Schreier–Sims and then a deterministic completion that sifts every Schreier generator, so an
-//!   answer is never a guess.
+//!   Schreier–Sims and then proves the chain complete — by an order certificate from a normal
+//!   series of the generators when one exists and completion would be expensive, else by a
+//!   deterministic completion that sifts every Schreier generator — so an answer is never a
+//!   guess. Levels whose explicit coset representatives would be large (orbit length × degree)
+//!   keep shallow Schreier trees (Schreier vectors) instead, so small-base groups of degree
+//!   100,000 fit in tens of MiB.
 //! - [`solve_group`], [`parse_group_text`]: the job-level API used by the server and the CLI.
 //!
 //! References: Á. Seress, *Permutation Group Algorithms*, Cambridge University Press, 2003;

@@ -150,5 +150,54 @@ fn least_exponent_in(y: &Perm, sub: &Subgroup) -> BigUint {
             e /= q;
         }
     }
-    if e == 0 { BigUint::one() } else { BigUint::from(e) }
+    if e == 0 {
+        BigUint::one()
+    } else {
+        BigUint::from(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn perm(text: &str, d: usize) -> Perm {
+        Perm::parse_cycles(text, d).expect("valid test permutation")
+    }
+
+    fn bound(d: usize, gens: &[&str]) -> Option<BigUint> {
+        let gens: Vec<Perm> = gens.iter().map(|t| perm(t, d)).collect();
+        order_upper_bound(d, &gens, 1 << 30, 1, &SolveContext::detached()).expect("no limit hit")
+    }
+
+    #[test]
+    fn dihedral_affine_and_products_are_bounded_exactly() {
+        // D_8 = <(1..8), (2,8)(3,7)(4,6)>: 16, whichever generator is listed first.
+        let r = "(1,2,3,4,5,6,7,8)";
+        let s = "(2,8)(3,7)(4,6)";
+        assert_eq!(bound(8, &[r, s]), Some(BigUint::from(16u32)));
+        assert_eq!(bound(8, &[s, r]), Some(BigUint::from(16u32)));
+        // AGL(1,7) = <x -> x+1, x -> 3x> on 0..6 (points 1..7): 42.
+        assert_eq!(
+            bound(7, &["(1,2,3,4,5,6,7)", "(2,4,3,7,5,6)"]),
+            Some(BigUint::from(42u32))
+        );
+        // A generator already in the previous subgroup contributes exponent 1.
+        assert_eq!(
+            bound(4, &["(1,2,3,4)", "(1,3)(2,4)"]),
+            Some(BigUint::from(4u32))
+        );
+        // D_8 x C_3 on 8 + 3 points: 48 (the C_3 generator commutes, exponent 3).
+        assert_eq!(bound(11, &[r, s, "(9,10,11)"]), Some(BigUint::from(48u32)));
+    }
+
+    #[test]
+    fn simple_groups_give_no_bound() {
+        // M11 and PSL(2,7) are simple: no generator normalises the group of the others.
+        assert_eq!(
+            bound(11, &["(1,2,3,4,5,6,7,8,9,10,11)", "(3,7,11,8)(4,10,5,6)"]),
+            None
+        );
+        assert_eq!(bound(8, &["(1,2,3,4,5,6,7)", "(1,8)(2,7)(3,4)(5,6)"]), None);
+    }
 }

@@ -222,8 +222,11 @@ impl PermGroup {
     /// directly (order = lcm of its cycle lengths, membership by congruences, linear time at any
     /// degree). Otherwise it first tries to prove the group is `Alt(d)`/`Sym(d)` (transitive + an
     /// element with a prime cycle of length `p`, `d/2 < p <= d-3`: Jordan's theorem); otherwise runs random
-    /// Schreier–Sims followed by deterministic completion (every Schreier generator sifted), so
-    /// the result is exact either way.
+    /// Schreier–Sims followed by a proof that the chain is complete: an upper bound on the order
+    /// from a normal series of the generators (tried when the next step would be expensive), or
+    /// deterministic completion (every Schreier generator sifted); so the result is exact either
+    /// way. A chain level keeps explicit coset representatives while `orbit length × degree` is
+    /// small and a shallow Schreier tree (Schreier vector) otherwise.
     ///
     /// Arguments: `degree` the number of points; `generators` permutations of that degree (an
     /// empty list gives the trivial group); `ctx` for cancellation and progress; `limits` for the
@@ -234,8 +237,10 @@ impl PermGroup {
     /// limits, or [`SolveError::Cancelled`].
     ///
     /// Complexity: giants O(d · (k + log d)) plus computing d!; otherwise random Schreier–Sims
-    /// (nearly linear in d for small-base groups) plus deterministic completion
-    /// O(Σ_i |Δ_i| · |S^(i)| · d · |B|) time and O(d · Σ_i |Δ_i|) memory.
+    /// (nearly linear in d for small-base groups) plus either the certificate (a few more random
+    /// runs for subgroups) or deterministic completion O(Σ_i |Δ_i| · |S^(i)| · d · Σ_j depth_j)
+    /// time, where `depth_j` is 1 for an explicit level and O(log |G|) for a Schreier tree;
+    /// memory O(d · (|B| + |S|) + Σ_i |Δ_i|) plus `d · |Δ_i|` for each explicit level.
     ///
     /// ```
     /// use orbit_worker::{Limits, SolveContext, group::{GroupKind, Perm, PermGroup}};
@@ -248,9 +253,9 @@ impl PermGroup {
     /// assert_eq!(g.kind(), GroupKind::Symmetric);
     /// ```
     ///
-    /// Reference: Seress, *Permutation Group Algorithms* (2003), §4.2–4.3 and §10.2;
-    /// Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §4.4;
-    /// Sims, "Computational methods in the study of permutation groups" (1970).
+    /// Reference: Seress, *Permutation Group Algorithms* (2003), §4.1 (Schreier vectors),
+    /// §4.2–4.4 and §10.2; Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005),
+    /// §4.1 and §4.4; Sims, "Computational methods in the study of permutation groups" (1970).
     pub fn new(
         degree: usize,
         generators: Vec<Perm>,
@@ -798,7 +803,8 @@ mod tests {
                     Perm::from_images(v, "g").expect("shuffle")
                 })
                 .collect();
-            let chain = Chain::build(n, &gens, 1 << 30, 1, &ctx, ChainTuning::default()).expect("chain");
+            let chain =
+                Chain::build(n, &gens, 1 << 30, 1, &ctx, ChainTuning::default()).expect("chain");
             let chain_order: BigUint = chain
                 .orbit_lengths()
                 .iter()

@@ -247,20 +247,29 @@ impl Chain {
         if chain.levels.is_empty() {
             return Ok(chain);
         }
-        if (tuning.always_try_certificate
-            || chain.completion_work_estimate() > CERTIFICATE_WORK_THRESHOLD)
-            && let Some(bound) =
-                super::normal_series::order_upper_bound(n, generators, budget_bytes, seed, ctx)?
+        if tuning.always_try_certificate
+            || chain.completion_work_estimate() > CERTIFICATE_WORK_THRESHOLD
         {
-            let lower: num_bigint::BigUint = chain
-                .orbit_lengths()
-                .iter()
-                .map(|&l| num_bigint::BigUint::from(l))
-                .product();
-            // `lower <= |G| <= bound`; equality proves every level's orbit is the true
-            // fundamental orbit and the base's pointwise stabiliser trivial.
-            if lower == bound {
-                return Ok(chain);
+            // The subgroup chains of the certificate share what is left of the budget; running
+            // out there only means no certificate.
+            let left = budget_bytes.saturating_sub(chain.entries.saturating_mul(4));
+            let bound =
+                match super::normal_series::order_upper_bound(n, generators, left, seed, ctx) {
+                    Ok(bound) => bound,
+                    Err(SolveError::LimitExceeded { .. }) => None,
+                    Err(e) => return Err(e),
+                };
+            if let Some(bound) = bound {
+                let lower: num_bigint::BigUint = chain
+                    .orbit_lengths()
+                    .iter()
+                    .map(|&l| num_bigint::BigUint::from(l))
+                    .product();
+                // `lower <= |G| <= bound`; equality proves every level's orbit is the true
+                // fundamental orbit and the base's pointwise stabiliser trivial.
+                if lower == bound {
+                    return Ok(chain);
+                }
             }
         }
         chain.complete(ctx)?;
@@ -712,5 +721,81 @@ impl Chain {
                 Perm::from_images_unchecked(img.into_boxed_slice())
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dihedral(n: usize) -> Vec<Perm> {
+        let r: Vec<u32> = (0..n as u32).map(|x| (x + 1) % n as u32).collect();
+        let s: Vec<u32> = (0..n as u32).map(|x| (n as u32 - x) % n as u32).collect();
+        vec![
+            Perm::from_images(r, "r").expect("rotation"),
+            Perm::from_images(s, "s").expect("reflection"),
+        ]
+    }
+
+    #[test]
+    fn schreier_trees_are_shallow_and_sift_correctly() {
+        let n = 1000;
+        let ctx = SolveContext::detached();
+        let tuning = ChainTuning {
+            max_explicit_entries: 0,
+            always_try_certificate: false,
+        };
+        let chain = Chain::build(n, &dihedral(n), 1 << 30, 3, &ctx, tuning).expect("chain");
+        assert_eq!(chain.orbit_lengths().iter().product::<usize>(), 2 * n);
+        let lvl = &chain.levels[0];
+        assert!(lvl.inv_reps.is_none());
+        let depth = chain.level_depth(lvl) as usize;
+        assert!(
+            depth <= 2 * lvl.extras.len() + ceil_log2(n) + 2 && depth <= 40,
+            "depth {depth} with {} extra labels",
+            lvl.extras.len()
+        );
+        // Every rotation and reflection sifts to the identity; a transposition does not.
+        for k in [0u32, 1, 499, 999] {
+            let mut rot: Vec<u32> = (0..n as u32).map(|x| (x + k) % n as u32).collect();
+            assert!(chain.contains_in_place(&mut rot));
+            let mut refl: Vec<u32> = (0..n as u32)
+                .map(|x| (k + n as u32 - x) % n as u32)
+                .collect();
+            assert!(chain.contains_in_place(&mut refl));
+        }
+        let mut tr: Vec<u32> = (0..n as u32).collect();
+        tr.swap(0, 1);
+        assert!(!chain.contains_in_place(&mut tr));
+    }
+
+    #[test]
+    fn explicit_levels_switch_to_trees_when_they_grow() {
+        let n = 100;
+        let ctx = SolveContext::detached();
+        // Explicit while orbit length x degree <= 1000, i.e. orbits of at most 10 points.
+        let tuning = ChainTuning {
+            max_explicit_entries: 1000,
+            always_try_certificate: false,
+        };
+        let chain = Chain::build(n, &dihedral(n), 1 << 30, 3, &ctx, tuning).expect("chain");
+        assert_eq!(chain.orbit_lengths(), vec![100, 2]);
+        assert!(chain.levels[0].inv_reps.is_none());
+        assert!(chain.levels[1].inv_reps.is_some());
+        let t = chain.transversal(0);
+        for (j, u) in t.iter().enumerate() {
+            assert_eq!(
+                u.image(chain.levels[0].base_point),
+                chain.levels[0].orbit[j]
+            );
+        }
+    }
+
+    #[test]
+    fn ceil_log2_values() {
+        assert_eq!(
+            [1, 2, 3, 4, 5, 1024, 1025].map(ceil_log2),
+            [0, 1, 2, 2, 3, 10, 11]
+        );
     }
 }
