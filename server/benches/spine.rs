@@ -253,6 +253,27 @@ async fn through_server(client: &mut Client, n: usize, jobs: u64) -> Duration {
     start.elapsed()
 }
 
+/// Time from a caller dropping a long job to its worker being free, as `ServerInfo` reports it;
+/// the job is cancelled `after` its start, a few times, and the worst case is returned.
+async fn time_to_free(client: &mut Client, n: usize, delays_ms: &[u64]) -> Duration {
+    let mut worst = Duration::ZERO;
+    for &delay in delays_ms {
+        let mut caller = client.clone();
+        let call = tokio::spawn(async move { caller.solve(grid_job(0, n)).await });
+        while client.info().await.expect("info").busy_workers == 0 {
+            tokio::time::sleep(Duration::from_micros(200)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+        let dropped = Instant::now();
+        call.abort();
+        while client.info().await.expect("info").busy_workers > 0 {
+            tokio::time::sleep(Duration::from_micros(200)).await;
+        }
+        worst = worst.max(dropped.elapsed());
+    }
+    worst
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let jobs: u64 = args
@@ -288,6 +309,8 @@ fn main() {
         let inproc = tokio::task::spawn_blocking(move || in_process(n, heavy, workers)).await.expect("in-process run");
         let served = through_server(&mut client, n, heavy).await;
         let overhead = served.as_secs_f64() / inproc.as_secs_f64() - 1.0;
+        let delays = [0, 5, 20, 50, 100, 200, 400, 800];
+        let freed = time_to_free(&mut client, 100, &delays).await;
 
         println!("| case | Orbit | bare tonic echo (same run) | ratio | target |");
         println!("|---|---|---|---|---|");
@@ -305,6 +328,11 @@ fn main() {
             served.as_secs_f64(),
             inproc.as_secs_f64(),
             overhead * 100.0
+        );
+        println!(
+            "| time to free a worker after the caller drops a running cop-thief 100x100 job (worst of {} drops at 0-800 ms into the run) | {:.1} ms | — | — | <= 100 ms |",
+            delays.len(),
+            freed.as_secs_f64() * 1e3
         );
         let _ = stop.send(());
         let _ = task.await;
