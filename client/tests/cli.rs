@@ -132,3 +132,37 @@ fn health_and_info_talk_to_a_server() {
     assert_eq!(kinds, ["game", "group", "count", "puzzle", "cop_thief"]);
     fails_with(&["--server", "http://127.0.0.1:1", "health"], None, "cannot connect");
 }
+
+#[test]
+fn puzzle_targets_are_streamed_in_chunks_when_messages_are_small() {
+    // A 60-vertex graph: a 7-cycle with a chord (a Wilson block, non-bipartite: any arrangement
+    // of its tokens), then a path (nothing moves there). Targets alternate between arrangements
+    // that only permute the block's non-root tokens (reachable) and ones that also swap two path
+    // tokens (unreachable).
+    let n = 60usize;
+    let mut edges: Vec<(usize, usize)> = (0..7).map(|i| (i, (i + 1) % 7)).collect();
+    edges.push((0, 3));
+    edges.extend((7..n).map(|v| (v - 1, v)));
+    let start: Vec<usize> = (0..n).collect();
+    let mut text = format!("{n} {} 40\n", edges.len());
+    for (u, v) in &edges {
+        text.push_str(&format!("{} {}\n", u + 1, v + 1));
+    }
+    let line = |t: &[usize]| t.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ") + "\n";
+    text.push_str(&line(&start));
+    let mut want = String::new();
+    for i in 0..40usize {
+        let mut t = start.clone();
+        t.swap(1 + i % 6, 1 + (i + 1) % 6);
+        if i % 2 == 1 {
+            t.swap(20, 21);
+            want.push_str("No\n");
+        } else {
+            want.push_str("Yes\n");
+        }
+        text.push_str(&line(&t));
+    }
+    assert_eq!(stdout_of(&["puzzle"], Some(&text)), want);
+    // 4,000-byte messages: a handful of targets per chunk, answers still in target order.
+    assert_eq!(stdout_of(&["--max-message-bytes", "4000", "puzzle"], Some(&text)), want);
+}

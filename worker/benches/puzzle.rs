@@ -400,8 +400,18 @@ fn scale() {
         let ctx = SolveContext::detached();
         let (answers, w, c) = timed(|| solve_puzzle(&p, &ctx).expect("solve"));
         let text = to_text(&p);
-        let path =
-            std::env::temp_dir().join(format!("orbit-puzzle-bench-{}.txt", std::process::id()));
+        // ORBIT_PUZZLE_BENCH_KEEP_DIR=DIR keeps the inputs (DIR/puzzle-scale-N.txt) for the
+        // end-to-end measurement through `orbit puzzle` (see BENCHMARKS.md).
+        let keep = std::env::var_os("ORBIT_PUZZLE_BENCH_KEEP_DIR").map(std::path::PathBuf::from);
+        let path = match &keep {
+            Some(dir) => dir.join(format!(
+                "puzzle-scale-{}.txt",
+                name.split_whitespace().next().unwrap_or("x")
+            )),
+            None => {
+                std::env::temp_dir().join(format!("orbit-puzzle-bench-{}.txt", std::process::id()))
+            }
+        };
         std::fs::File::create(&path)
             .and_then(|mut f| f.write_all(text.as_bytes()))
             .expect("write input");
@@ -420,7 +430,9 @@ fn scale() {
             .output()
             .expect("run child");
         print!("{}", String::from_utf8_lossy(&out.stdout));
-        let _ = std::fs::remove_file(&path);
+        if keep.is_none() {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 }
 

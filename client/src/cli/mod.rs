@@ -101,7 +101,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Game { file } => game::run(&mut client, file.as_deref()).await,
         Command::Group { file } => group::run(&mut client, file.as_deref()).await,
         Command::Count(args) => count::run(&mut client, args).await,
-        Command::Puzzle { file } => puzzle::run(&mut client, file.as_deref()).await,
+        Command::Puzzle { file } => {
+            puzzle::run(&mut client, file.as_deref(), global.max_message_bytes).await
+        }
         Command::CopThief { file } => cop_thief::run(&mut client, file.as_deref()).await,
         Command::Health { service } => service::health(&mut client, &service).await,
         Command::Info => service::info(&mut client).await,

@@ -1,38 +1,116 @@
 //! `orbit puzzle`: the token-swapping puzzle of seed 002 in its contest format.
+//!
+//! Big inputs (n = 100,000 with 100 targets is 10^7 tokens) need not fit one gRPC message (4 MiB
+//! by default in gRPC; `--max-message-bytes` on Orbit's servers), so the targets are streamed: the
+//! job is split into chunks of targets that fit the smaller of the server's and the client's
+//! message limits, each chunk a job of its own (with the graph and start) sent through one
+//! `SolveStream`, and the answers are put back in target order.
 
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use futures::StreamExt;
 use orbit_client::{Client, pb};
-use orbit_worker::puzzle::parse_puzzle_text;
+use orbit_worker::puzzle::{PuzzleProblem, parse_puzzle_text};
 
 use super::input::{read_input, status_text};
 
 /// Parses the `n m q` file, solves it over gRPC and prints one `Yes`/`No` per target.
-pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub async fn run(
+    client: &mut Client,
+    file: Option<&Path>,
+    max_message_bytes: usize,
+) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
     let problem = parse_puzzle_text(&text)?;
     drop(text);
-    let job = pb::Job {
-        id: "puzzle".to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::Puzzle(
-            orbit_server::convert::puzzle_to_proto(&problem),
-        )),
-    };
-    drop(problem);
-    let result = client
-        .solve(job)
+    let info = client
+        .info()
         .await
         .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
-    let Some(pb::job_result::Result::Puzzle(puzzle)) = result.result else {
-        anyhow::bail!("the server answered a puzzle job with another kind of result");
-    };
+    let server_limit = info
+        .limits
+        .map_or(4 << 20, |l| l.max_message_bytes as usize);
+    // Three quarters of the smaller limit, leaving room for the estimate's slack.
+    let chunk_bytes = server_limit.min(max_message_bytes) / 4 * 3;
+    let chunks = chunk_jobs(problem, chunk_bytes);
+    let count = chunks.len();
+    let mut answers: Vec<Option<Vec<bool>>> = vec![None; count];
+    let mut events = client
+        .solve_stream(futures::stream::iter(chunks))
+        .await
+        .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
+    while let Some(event) = events.next().await {
+        let event = event.map_err(|s| anyhow::anyhow!(status_text(&s)))?;
+        let index: usize = event
+            .id
+            .parse()
+            .map_err(|_| anyhow::anyhow!("unexpected job id {:?} in the answers", event.id))?;
+        match event.event {
+            Some(pb::job_event::Event::Result(pb::JobResult {
+                result: Some(pb::job_result::Result::Puzzle(p)),
+                ..
+            })) => {
+                *answers
+                    .get_mut(index)
+                    .ok_or_else(|| anyhow::anyhow!("unexpected chunk {index}"))? =
+                    Some(p.reachable);
+            }
+            Some(pb::job_event::Event::Error(e)) => anyhow::bail!("{}: {}", e.code_name, e.message),
+            Some(pb::job_event::Event::Result(_)) => {
+                anyhow::bail!("the server answered a puzzle job with another kind of result")
+            }
+            Some(pb::job_event::Event::Queued(_))
+            | Some(pb::job_event::Event::Progress(_))
+            | None => {}
+        }
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for reachable in &puzzle.reachable {
-        writeln!(out, "{}", if *reachable { "Yes" } else { "No" })?;
+    for (i, chunk) in answers.into_iter().enumerate() {
+        let chunk = chunk.ok_or_else(|| anyhow::anyhow!("no answer for targets chunk {i}"))?;
+        for reachable in chunk {
+            writeln!(out, "{}", if reachable { "Yes" } else { "No" })?;
+        }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Splits the problem into jobs of at most `chunk_bytes` (estimated from above), each with the
+/// graph, the start and a run of consecutive targets (at least one); ids are the chunk numbers. A
+/// problem without targets is one job.
+fn chunk_jobs(problem: PuzzleProblem, chunk_bytes: usize) -> Vec<pb::Job> {
+    let PuzzleProblem {
+        n,
+        edges,
+        start,
+        targets,
+    } = problem;
+    // Upper bounds of the encoded sizes: 5 bytes per varint, plus tags and lengths.
+    let base_bytes = 16 + edges.len() * 14 + start.len() * 5;
+    let target_bytes = 8 + n as usize * 5;
+    let per_chunk = (chunk_bytes.saturating_sub(base_bytes) / target_bytes).max(1);
+    let job = |index: usize, targets: Vec<Vec<u32>>| pb::Job {
+        id: index.to_string(),
+        options: None,
+        kind: Some(pb::job::Kind::Puzzle(
+            orbit_server::convert::puzzle_to_proto(&PuzzleProblem {
+                n,
+                edges: edges.clone(),
+                start: start.clone(),
+                targets,
+            }),
+        )),
+    };
+    if targets.is_empty() {
+        return vec![job(0, Vec::new())];
+    }
+    let mut jobs = Vec::with_capacity(targets.len().div_ceil(per_chunk));
+    let mut targets = targets.into_iter().peekable();
+    while targets.peek().is_some() {
+        let chunk: Vec<Vec<u32>> = targets.by_ref().take(per_chunk).collect();
+        jobs.push(job(jobs.len(), chunk));
+    }
+    jobs
 }

@@ -891,7 +891,14 @@ struct Shared<'a, W> {
     init_row: AtomicU64,
     terminals: AtomicU64,
     barrier: Barrier,
-    stop: AtomicBool,
+    /// Cancellation seen during initialisation; written only before the first barrier.
+    init_cancelled: AtomicBool,
+    /// Cancellation seen during a level, per level parity. Like `produced`, it is written during
+    /// the level, read by every thread after the level's last barrier, and reset for the level
+    /// after next in the middle of the next level, so all threads agree on when to stop (a
+    /// thread that stopped on a flag set by a faster thread in the following level would leave
+    /// the others waiting at a barrier).
+    cancelled: [AtomicBool; 2],
     ctx: &'a SolveContext,
     max_depth: u32,
     /// Levels with fewer states are processed by thread 0 alone.
@@ -928,7 +935,8 @@ fn propagate<W: Word>(
         init_row: AtomicU64::new(0),
         terminals: AtomicU64::new(0),
         barrier: Barrier::new(threads),
-        stop: AtomicBool::new(false),
+        init_cancelled: AtomicBool::new(false),
+        cancelled: Default::default(),
         ctx,
         max_depth: max_depth.min(W::MAX_DEPTH),
         solo_level,
@@ -961,7 +969,7 @@ fn worker<W: Word>(sh: &Shared<'_, W>, me: usize) -> Result<Option<(u32, u64)>, 
             break;
         }
         if row.is_multiple_of(ROWS_PER_CHECK) && sh.ctx.is_cancelled() {
-            sh.stop.store(true, Ordering::Relaxed);
+            sh.init_cancelled.store(true, Ordering::Relaxed);
             break;
         }
         let (plane, cop) = (row / f, row % f);
@@ -984,14 +992,14 @@ fn worker<W: Word>(sh: &Shared<'_, W>, me: usize) -> Result<Option<(u32, u64)>, 
         sh.terminals.fetch_add(found, Ordering::Relaxed);
     }
     sh.barrier.wait();
+    if sh.init_cancelled.load(Ordering::Relaxed) {
+        return Err(SolveError::Cancelled);
+    }
     let total = 2 * (f as u64) * (f as u64);
     let mut level_size = sh.terminals.load(Ordering::Relaxed);
     let mut resolved = level_size;
     let mut depth = 0u32;
     loop {
-        if sh.stop.load(Ordering::Relaxed) {
-            return Err(SolveError::Cancelled);
-        }
         if level_size == 0 {
             if me == 0 {
                 sh.ctx.progress(1.0);
@@ -1012,9 +1020,13 @@ fn worker<W: Word>(sh: &Shared<'_, W>, me: usize) -> Result<Option<(u32, u64)>, 
             if phase == 0 && me == 0 {
                 // Everyone has read the previous level's count: reset the next level's counters.
                 sh.produced[1 - parity].store(0, Ordering::Relaxed);
+                sh.cancelled[1 - parity].store(false, Ordering::Relaxed);
                 sh.grab[1 - parity][0].store(0, Ordering::Relaxed);
                 sh.grab[1 - parity][1].store(0, Ordering::Relaxed);
             }
+        }
+        if sh.cancelled[parity].load(Ordering::Relaxed) {
+            return Err(SolveError::Cancelled);
         }
         level_size = sh.produced[parity].load(Ordering::Relaxed);
         resolved += level_size;
@@ -1026,12 +1038,12 @@ fn worker<W: Word>(sh: &Shared<'_, W>, me: usize) -> Result<Option<(u32, u64)>, 
 }
 
 /// Takes superblocks of one phase (even or odd) of level `depth` until none are left; a failure
-/// (cancellation) sets the stop flag for all threads.
+/// (cancellation) sets the level's cancelled flag, which makes every thread skip the rest.
 fn run_phase<W: Word>(sh: &Shared<'_, W>, parity: usize, phase: usize, depth: u32) {
     loop {
         let i = sh.grab[parity][phase].fetch_add(1, Ordering::Relaxed) as usize;
         let sb = 2 * i + phase;
-        if sb >= sh.superblocks || sh.stop.load(Ordering::Relaxed) {
+        if sb >= sh.superblocks || sh.cancelled[parity].load(Ordering::Relaxed) {
             return;
         }
         match run_superblock(sh, sb, depth) {
@@ -1039,7 +1051,7 @@ fn run_phase<W: Word>(sh: &Shared<'_, W>, parity: usize, phase: usize, depth: u3
                 sh.produced[parity].fetch_add(n, Ordering::Relaxed);
             }
             Err(_) => {
-                sh.stop.store(true, Ordering::Relaxed);
+                sh.cancelled[parity].store(true, Ordering::Relaxed);
                 return;
             }
         }
