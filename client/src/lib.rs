@@ -78,7 +78,10 @@ impl Client {
                 address: address.to_string(),
                 reason: e.to_string(),
             })?
-            .tcp_nodelay(true);
+            .tcp_nodelay(true)
+            // Large jobs would otherwise wait a round trip per 64 KB of HTTP/2 window.
+            .initial_stream_window_size(orbit_server::HTTP2_STREAM_WINDOW)
+            .initial_connection_window_size(orbit_server::HTTP2_CONNECTION_WINDOW);
         let channel = endpoint
             .connect()
             .await

@@ -24,7 +24,11 @@ fn orbit(args: &[&str], stdin: Option<&str>) -> Output {
 
 fn stdout_of(args: &[&str], stdin: Option<&str>) -> String {
     let out = orbit(args, stdin);
-    assert!(out.status.success(), "orbit {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "orbit {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
@@ -32,7 +36,10 @@ fn fails_with(args: &[&str], stdin: Option<&str>, needle: &str) {
     let out = orbit(args, stdin);
     assert!(!out.status.success(), "orbit {args:?} should fail");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(needle), "stderr of {args:?} lacks {needle:?}: {err}");
+    assert!(
+        err.contains(needle),
+        "stderr of {args:?} lacks {needle:?}: {err}"
+    );
 }
 
 #[test]
@@ -41,16 +48,26 @@ fn game_prints_one_line_per_vertex() {
         stdout_of(&["game", "examples/game.txt"], None),
         "draw\ndraw\ndraw\nwin 3\nlose 2\nwin 1\nlose 0\n"
     );
-    assert_eq!(stdout_of(&["game", "-"], Some("2 1\n1 2\n")), "win 1\nlose 0\n");
+    assert_eq!(
+        stdout_of(&["game", "-"], Some("2 1\n1 2\n")),
+        "win 1\nlose 0\n"
+    );
     assert_eq!(stdout_of(&["game"], Some("1 1\n1 1\n")), "draw\n");
-    fails_with(&["game"], Some("2 1\n1 3\n"), "line 2: vertex 3 out of range 1..2");
+    fails_with(
+        &["game"],
+        Some("2 1\n1 3\n"),
+        "line 2: vertex 3 out of range 1..2",
+    );
     fails_with(&["game"], Some("2 2\n1 2\n"), "line");
     fails_with(&["game", "no/such/file"], None, "cannot read no/such/file");
 }
 
 #[test]
 fn cop_thief_prints_the_winner() {
-    assert_eq!(stdout_of(&["cop-thief", "examples/cop-thief.txt"], None), "thief 2\n");
+    assert_eq!(
+        stdout_of(&["cop-thief", "examples/cop-thief.txt"], None),
+        "thief 2\n"
+    );
     assert_eq!(stdout_of(&["cop-thief"], Some("1 2\nCT\n")), "cop 1\n");
     assert_eq!(stdout_of(&["cop-thief"], Some("1 3\nC*T\n")), "draw\n");
     fails_with(&["cop-thief"], Some("2 2\nC.\n.\n"), "line 3");
@@ -59,16 +76,32 @@ fn cop_thief_prints_the_winner() {
 
 #[test]
 fn puzzle_answers_the_published_sample() {
-    assert_eq!(stdout_of(&["puzzle", "examples/puzzle.txt"], None), "Yes\nYes\nNo\n");
+    assert_eq!(
+        stdout_of(&["puzzle", "examples/puzzle.txt"], None),
+        "Yes\nYes\nNo\n"
+    );
     assert_eq!(stdout_of(&["puzzle"], Some("1 0 1\n0\n0\n")), "Yes\n");
-    fails_with(&["puzzle"], Some("3 1 1\n1 2\n0 1 1\n0 1 2\n"), "appears twice");
+    fails_with(
+        &["puzzle"],
+        Some("3 1 1\n1 2\n0 1 1\n0 1 2\n"),
+        "appears twice",
+    );
 }
 
 #[test]
 fn group_prints_the_order_and_memberships() {
-    assert_eq!(stdout_of(&["group", "examples/group.txt"], None), "40320\nYes\nYes\nYes\n");
+    assert_eq!(
+        stdout_of(&["group", "examples/group.txt"], None),
+        "40320\nYes\nYes\nYes\n"
+    );
     // Alt(5) from (1,2,3) and (1,2,3,4,5): a transposition is not a member.
-    assert_eq!(stdout_of(&["group"], Some("5 2 2\n(1,2,3)\n(1,2,3,4,5)\n(1,2)\n(1,2)(3,4)\n")), "60\nNo\nYes\n");
+    assert_eq!(
+        stdout_of(
+            &["group"],
+            Some("5 2 2\n(1,2,3)\n(1,2,3,4,5)\n(1,2)\n(1,2)(3,4)\n")
+        ),
+        "60\nNo\nYes\n"
+    );
     fails_with(&["group"], Some("3 1 0\n(1,4)\n"), "line 2");
     fails_with(&["group"], Some("3 1 0\n(1,2,1)\n"), "line 2");
 }
@@ -78,15 +111,46 @@ fn count_prints_the_number_alone() {
     let cases: &[(&[&str], &str)] = &[
         (&["count", "necklace", "--n", "6", "--k", "2"], "14\n"),
         (&["count", "bracelet", "--n", "6", "--k", "2"], "13\n"),
-        (&["count", "torus", "--rows", "2", "--cols", "2", "--k", "2"], "7\n"),
-        (&["count", "torus", "--rows", "3", "--cols", "3", "--k", "2"], "48\n"),
-        (&["count", "torus", "--rows", "2", "--cols", "2", "--k", "2", "--no-rotation"], "7\n"),
+        (
+            &["count", "torus", "--rows", "2", "--cols", "2", "--k", "2"],
+            "7\n",
+        ),
+        (
+            &["count", "torus", "--rows", "3", "--cols", "3", "--k", "2"],
+            "48\n",
+        ),
+        (
+            &[
+                "count",
+                "torus",
+                "--rows",
+                "2",
+                "--cols",
+                "2",
+                "--k",
+                "2",
+                "--no-rotation",
+            ],
+            "7\n",
+        ),
         (&["count", "cube", "faces", "--k", "2"], "10\n"),
         (&["count", "cube", "vertices", "--k", "2"], "23\n"),
         (&["count", "cube", "edges", "--k", "2"], "218\n"),
         (&["count", "graphs", "--n", "11"], "1018997864\n"),
         (&["count", "tree", "--depth", "1", "--k", "2"], "6\n"),
-        (&["count", "necklace", "--n", "6", "--k", "2", "--modulus", "5"], "4\n"),
+        (
+            &[
+                "count",
+                "necklace",
+                "--n",
+                "6",
+                "--k",
+                "2",
+                "--modulus",
+                "5",
+            ],
+            "4\n",
+        ),
     ];
     for (args, want) in cases {
         assert_eq!(stdout_of(args, None), *want, "orbit {args:?}");
@@ -96,41 +160,83 @@ fn count_prints_the_number_alone() {
     let file = std::env::temp_dir().join(format!("orbit-cli-cube-{}.txt", std::process::id()));
     std::fs::write(&file, cube).expect("write temp file");
     let path = file.to_str().expect("utf-8 path");
-    assert_eq!(stdout_of(&["count", "group", path, "--k", "2"], None), "10\n");
+    assert_eq!(
+        stdout_of(&["count", "group", path, "--k", "2"], None),
+        "10\n"
+    );
     // 3 black and 3 white faces: 2 ways (three around a corner, or a band of three).
-    assert_eq!(stdout_of(&["count", "group", path, "--content", "3,3"], None), "2\n");
+    assert_eq!(
+        stdout_of(&["count", "group", path, "--content", "3,3"], None),
+        "2\n"
+    );
     std::fs::remove_file(&file).ok();
-    fails_with(&["count", "necklace", "--n", "6", "--k", "0"], None, "INVALID_ARGUMENT");
-    fails_with(&["count", "cube", "corners", "--k", "2"], None, "faces, vertices or edges");
+    fails_with(
+        &["count", "necklace", "--n", "6", "--k", "0"],
+        None,
+        "INVALID_ARGUMENT",
+    );
+    fails_with(
+        &["count", "cube", "corners", "--k", "2"],
+        None,
+        "faces, vertices or edges",
+    );
 }
 
 #[test]
 fn solve_prints_one_line_per_job_and_fails_on_bad_ones() {
     let out = stdout_of(&["solve", "examples/batch.jsonl"], None);
-    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
-    let jobs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/batch.jsonl")).expect("batch");
-    assert_eq!(lines.len(), jobs.lines().filter(|l| !l.trim().is_empty()).count());
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let jobs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/batch.jsonl"
+    ))
+    .expect("batch");
+    assert_eq!(
+        lines.len(),
+        jobs.lines().filter(|l| !l.trim().is_empty()).count()
+    );
     assert!(lines.iter().all(|l| l.get("result").is_some()), "{out}");
 
     let out = orbit(&["solve", "examples/bad-input.jsonl"], None);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).expect("utf-8");
-    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
     assert_eq!(lines.len(), 3, "{text}");
     for line in &lines {
         assert_eq!(line["error"]["codeName"], "INVALID_ARGUMENT", "{line}");
     }
-    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().expect("id")).collect();
-    assert!(ids.contains(&"bad-edge") && ids.contains(&"no-kind") && ids.contains(&"line 3"), "{ids:?}");
+    let ids: Vec<&str> = lines
+        .iter()
+        .map(|l| l["id"].as_str().expect("id"))
+        .collect();
+    assert!(
+        ids.contains(&"bad-edge") && ids.contains(&"no-kind") && ids.contains(&"line 3"),
+        "{ids:?}"
+    );
 }
 
 #[test]
 fn health_and_info_talk_to_a_server() {
     assert_eq!(stdout_of(&["health"], None), "SERVING\n");
     let info: serde_json::Value = serde_json::from_str(&stdout_of(&["info"], None)).expect("JSON");
-    let kinds: Vec<&str> = info["jobKinds"].as_array().expect("kinds").iter().filter_map(|k| k.as_str()).collect();
+    let kinds: Vec<&str> = info["jobKinds"]
+        .as_array()
+        .expect("kinds")
+        .iter()
+        .filter_map(|k| k.as_str())
+        .collect();
     assert_eq!(kinds, ["game", "group", "count", "puzzle", "cop_thief"]);
-    fails_with(&["--server", "http://127.0.0.1:1", "health"], None, "cannot connect");
+    fails_with(
+        &["--server", "http://127.0.0.1:1", "health"],
+        None,
+        "cannot connect",
+    );
 }
 
 #[test]
@@ -148,7 +254,13 @@ fn puzzle_targets_are_streamed_in_chunks_when_messages_are_small() {
     for (u, v) in &edges {
         text.push_str(&format!("{} {}\n", u + 1, v + 1));
     }
-    let line = |t: &[usize]| t.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ") + "\n";
+    let line = |t: &[usize]| {
+        t.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+            + "\n"
+    };
     text.push_str(&line(&start));
     let mut want = String::new();
     for i in 0..40usize {
@@ -164,5 +276,8 @@ fn puzzle_targets_are_streamed_in_chunks_when_messages_are_small() {
     }
     assert_eq!(stdout_of(&["puzzle"], Some(&text)), want);
     // 4,000-byte messages: a handful of targets per chunk, answers still in target order.
-    assert_eq!(stdout_of(&["--max-message-bytes", "4000", "puzzle"], Some(&text)), want);
+    assert_eq!(
+        stdout_of(&["--max-message-bytes", "4000", "puzzle"], Some(&text)),
+        want
+    );
 }

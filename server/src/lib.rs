@@ -37,6 +37,11 @@ const CLOSE_CONNECTIONS_WITHIN: Duration = Duration::from_secs(3);
 /// How long cancelled jobs get to report back after the grace period.
 const CANCEL_SETTLE: Duration = Duration::from_secs(2);
 
+/// HTTP/2 flow-control windows (bytes) for every stream and for a whole connection.
+pub const HTTP2_STREAM_WINDOW: u32 = 4 << 20;
+/// See [`HTTP2_STREAM_WINDOW`].
+pub const HTTP2_CONNECTION_WINDOW: u32 = 16 << 20;
+
 /// The fully qualified name health checks use for the Orbit service.
 pub const SERVICE_NAME: &str = "orbit.v1.Orbit";
 
@@ -84,6 +89,10 @@ pub async fn run(
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     let serve = Server::builder()
+        // Jobs are often a few hundred KB (puzzle targets, permutations): HTTP/2's default 64 KB
+        // windows would cost a round trip per 64 KB.
+        .initial_stream_window_size(HTTP2_STREAM_WINDOW)
+        .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
         .layer(layers::message_limit::MessageLimitLayer)
         .add_service(health_service)
         .add_service(reflection_v1)

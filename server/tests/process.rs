@@ -11,7 +11,14 @@ use orbit_client::{Client, pb};
 /// Starts the binary on a free loopback port; returns the child, its URL and its stderr lines.
 fn spawn_server(extra: &[&str]) -> (Child, String, mpsc::Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_orbit-server"))
-        .args(["--listen", "127.0.0.1:0", "--log-format", "json", "--workers", "1"])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--log-format",
+            "json",
+            "--workers",
+            "1",
+        ])
         .args(extra)
         .env("RUST_LOG", "info")
         .stdout(Stdio::null())
@@ -28,7 +35,9 @@ fn spawn_server(extra: &[&str]) -> (Child, String, mpsc::Receiver<String>) {
         }
     });
     let url = loop {
-        let line = rx.recv_timeout(Duration::from_secs(30)).expect("the server logs its address");
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server logs its address");
         let v: serde_json::Value = serde_json::from_str(&line).expect("JSON log line");
         if let Some(addr) = v["fields"]["local"].as_str() {
             break format!("http://{addr}");
@@ -38,7 +47,10 @@ fn spawn_server(extra: &[&str]) -> (Child, String, mpsc::Receiver<String>) {
 }
 
 fn sigterm(child: &Child) {
-    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
     assert!(status.success());
 }
 
@@ -58,7 +70,9 @@ async fn json_logs_carry_one_span_per_job_and_sigterm_exits_zero() {
     client.solve(job).await.expect("solve");
     // The job's log line carries its span: id, kind, queue wait, run time, outcome.
     let span = loop {
-        let line = logs.recv_timeout(Duration::from_secs(10)).expect("a job log line");
+        let line = logs
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a job log line");
         let v: serde_json::Value = serde_json::from_str(&line).expect("JSON log line");
         if v["fields"]["message"] == "job finished" {
             break v["span"].clone();
@@ -67,10 +81,16 @@ async fn json_logs_carry_one_span_per_job_and_sigterm_exits_zero() {
     assert_eq!(span["id"], "logged-job");
     assert_eq!(span["kind"], "game");
     assert_eq!(span["outcome"], "ok");
-    assert!(span["queue_ms"].is_number() && span["run_ms"].is_number(), "{span}");
+    assert!(
+        span["queue_ms"].is_number() && span["run_ms"].is_number(),
+        "{span}"
+    );
 
     sigterm(&child);
-    let status = tokio::task::spawn_blocking(move || child.wait()).await.expect("join").expect("wait");
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .expect("join")
+        .expect("wait");
     assert_eq!(status.code(), Some(0));
 }
 
@@ -79,9 +99,25 @@ async fn sigterm_lets_a_running_job_finish_within_the_grace_period() {
     let (mut child, url, _logs) = spawn_server(&["--shutdown-grace", "30"]);
     let mut client = Client::connect(&url).await.expect("connect");
     let rows: Vec<String> = (0..40)
-        .map(|r| (0..40).map(|c| if (r, c) == (0, 0) { 'C' } else if (r, c) == (39, 39) { 'T' } else { '.' }).collect())
+        .map(|r| {
+            (0..40)
+                .map(|c| {
+                    if (r, c) == (0, 0) {
+                        'C'
+                    } else if (r, c) == (39, 39) {
+                        'T'
+                    } else {
+                        '.'
+                    }
+                })
+                .collect()
+        })
         .collect();
-    let job = pb::Job { id: "drained".into(), options: None, kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob { rows })) };
+    let job = pb::Job {
+        id: "drained".into(),
+        options: None,
+        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob { rows })),
+    };
     let mut caller = client.clone();
     let running = tokio::spawn(async move { caller.solve(job).await });
     // Wait until it runs, then ask the server to stop.
@@ -92,8 +128,14 @@ async fn sigterm_lets_a_running_job_finish_within_the_grace_period() {
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     sigterm(&child);
-    let result = running.await.expect("task").expect("the running job is answered");
+    let result = running
+        .await
+        .expect("task")
+        .expect("the running job is answered");
     assert_eq!(result.id, "drained");
-    let status = tokio::task::spawn_blocking(move || child.wait()).await.expect("join").expect("wait");
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .expect("join")
+        .expect("wait");
     assert_eq!(status.code(), Some(0));
 }

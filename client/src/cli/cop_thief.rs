@@ -13,14 +13,7 @@ use super::input::{read_input, status_text};
 pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
     let grid = parse_grid_text(&text)?;
-    // The parser accepted the text, so its rows are the `grid.rows()` lines after the header.
-    let rows: Vec<String> = text
-        .lines()
-        .skip(1)
-        .map(|l| l.trim_end().to_string())
-        .filter(|l| !l.is_empty())
-        .take(grid.rows())
-        .collect();
+    let rows = grid.row_strings();
     let job = pb::Job {
         id: "cop-thief".to_string(),
         options: None,

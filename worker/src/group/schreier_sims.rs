@@ -40,6 +40,7 @@
 //! where chosen, and the strong generators and labels (2d each) are charged against a budget
 //! before allocating, so an oversized chain ends with [`SolveError::LimitExceeded`].
 
+use super::orbits::orbit_of_point;
 use super::perm::Perm;
 use super::product_replacement::ProductReplacement;
 use crate::context::SolveContext;
@@ -295,7 +296,10 @@ impl Chain {
         let Some(b0) = first.first_moved_point() else {
             return Ok(chain);
         };
-        chain.add_level(b0)?;
+        // The first level's orbit is the group's orbit of b0, known before anything is stored:
+        // choose its representation now rather than filling explicit storage first.
+        let first_orbit = orbit_of_point(n, generators, b0).len() as u64;
+        chain.add_level(b0, first_orbit)?;
         for g in &gens {
             chain.add_gen((*g).clone(), 0, 0, ctx)?;
         }
@@ -330,6 +334,32 @@ impl Chain {
         u64::from(max)
     }
 
+    /// Length of the orbit of `x` under the whole group (level 0's generators): an upper bound
+    /// on any level's orbit of `x`.
+    ///
+    /// Complexity: O(|orbit| · |S^(0)|) time, O(d) memory.
+    fn group_orbit_len(&self, x: u32) -> u64 {
+        let Some(level0) = self.levels.first() else {
+            return 1;
+        };
+        let mut seen = vec![false; self.n];
+        let mut queue = vec![x];
+        seen[x as usize] = true;
+        let mut head = 0;
+        while head < queue.len() {
+            let y = queue[head];
+            head += 1;
+            for &g in &level0.gens {
+                let z = self.strong[g as usize].images()[y as usize];
+                if !seen[z as usize] {
+                    seen[z as usize] = true;
+                    queue.push(z);
+                }
+            }
+        }
+        queue.len() as u64
+    }
+
     /// The base points.
     pub(crate) fn base(&self) -> Vec<u32> {
         self.levels.iter().map(|l| l.base_point).collect()
@@ -346,9 +376,11 @@ impl Chain {
         self.levels.iter().map(|l| l.orbit.len()).collect()
     }
 
-    fn add_level(&mut self, base_point: u32) -> Result<(), SolveError> {
+    /// Adds a level with base point `base_point`, explicit if an orbit of `expected_orbit`
+    /// points would fit the explicit bound.
+    fn add_level(&mut self, base_point: u32, expected_orbit: u64) -> Result<(), SolveError> {
         let n = self.n;
-        let explicit = (n as u64) <= self.tuning.max_explicit_entries;
+        let explicit = expected_orbit.saturating_mul(n as u64) <= self.tuning.max_explicit_entries;
         let charged = if explicit { 2 * n as u64 } else { n as u64 + 4 };
         charge(
             &mut self.entries,
@@ -630,7 +662,8 @@ impl Chain {
             let Some(b) = h.first_moved_point() else {
                 return Ok(()); // the identity adds nothing (never reached: residues are non-trivial)
             };
-            self.add_level(b)?;
+            let bound = self.group_orbit_len(b);
+            self.add_level(b, bound)?;
         }
         self.add_gen(h, lo.min(l), l, ctx)
     }
@@ -770,24 +803,42 @@ mod tests {
     }
 
     #[test]
-    fn explicit_levels_switch_to_trees_when_they_grow() {
-        let n = 100;
+    fn levels_choose_their_representation_by_size() {
+        // D_100 on 0..100 and C_3 on 100..103: with the explicit bound 5000 integers, the levels
+        // in the 100-point orbit (100 x 103 > 5000) are trees, the C_3 level (3 x 103) explicit.
+        let n = 103;
         let ctx = SolveContext::detached();
-        // Explicit while orbit length x degree <= 1000, i.e. orbits of at most 10 points.
         let tuning = ChainTuning {
-            max_explicit_entries: 1000,
+            max_explicit_entries: 5000,
             always_try_certificate: false,
         };
-        let chain = Chain::build(n, &dihedral(n), 1 << 30, 3, &ctx, tuning).expect("chain");
-        assert_eq!(chain.orbit_lengths(), vec![100, 2]);
-        assert!(chain.levels[0].inv_reps.is_none());
-        assert!(chain.levels[1].inv_reps.is_some());
-        let t = chain.transversal(0);
-        for (j, u) in t.iter().enumerate() {
+        let mut gens: Vec<Perm> = dihedral(100)
+            .iter()
+            .map(|p| {
+                let mut img = p.images().to_vec();
+                img.extend([100, 101, 102]);
+                Perm::from_images(img, "d").expect("extended")
+            })
+            .collect();
+        let mut c: Vec<u32> = (0..n as u32).collect();
+        c[100..].copy_from_slice(&[101, 102, 100]);
+        gens.push(Perm::from_images(c, "c").expect("3-cycle"));
+        let chain = Chain::build(n, &gens, 1 << 30, 3, &ctx, tuning).expect("chain");
+        assert_eq!(chain.orbit_lengths().iter().product::<usize>(), 600);
+        for lvl in &chain.levels {
+            let explicit = (lvl.base_point as usize) >= 100;
             assert_eq!(
-                u.image(chain.levels[0].base_point),
-                chain.levels[0].orbit[j]
+                lvl.inv_reps.is_some(),
+                explicit,
+                "level at {}",
+                lvl.base_point
             );
+        }
+        for l in 0..chain.levels.len() {
+            let lvl = &chain.levels[l];
+            for (j, u) in chain.transversal(l).iter().enumerate() {
+                assert_eq!(u.image(lvl.base_point), lvl.orbit[j]);
+            }
         }
     }
 
