@@ -67,3 +67,49 @@ pub fn code_name(code: Code) -> &'static str {
         Code::Unauthenticated => "UNAUTHENTICATED",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_maps_to_its_status() {
+        let cases = [
+            (
+                ServiceError::Solve(SolveError::invalid(
+                    "game.edges[1]",
+                    "vertex 5 out of range 0..1",
+                )),
+                Code::InvalidArgument,
+            ),
+            (
+                ServiceError::Solve(SolveError::limit("game.vertices (40)", 10)),
+                Code::ResourceExhausted,
+            ),
+            (ServiceError::Solve(SolveError::Cancelled), Code::Cancelled),
+            (
+                ServiceError::Solve(SolveError::Panicked("index out of bounds".into())),
+                Code::Internal,
+            ),
+            (
+                ServiceError::QueueFull { capacity: 4 },
+                Code::ResourceExhausted,
+            ),
+            (ServiceError::Draining, Code::Unavailable),
+            (
+                ServiceError::DeadlineExceeded { deadline_ms: 150 },
+                Code::DeadlineExceeded,
+            ),
+        ];
+        for (error, code) in cases {
+            let message = error.to_string();
+            let status = Status::from(error);
+            assert_eq!(status.code(), code);
+            assert_eq!(status.message(), message);
+        }
+        let panic = Status::from(ServiceError::Solve(SolveError::Panicked(
+            "index out of bounds".into(),
+        )));
+        assert_eq!(panic.message(), "solver panicked: index out of bounds");
+    }
+}

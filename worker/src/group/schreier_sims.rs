@@ -39,6 +39,11 @@
 //! Memory: pos arrays (d per level), the trees (O(|Δ_i|) per level), explicit representatives
 //! where chosen, and the strong generators and labels (2d each) are charged against a budget
 //! before allocating, so an oversized chain ends with [`SolveError::LimitExceeded`].
+//!
+//! Reference: Seress, *Permutation Group Algorithms* (2003), §4.1 (Schreier vectors, sifting),
+//! §4.2–4.3 (Schreier–Sims, random Schreier–Sims), §4.4 (shallow Schreier trees, Lemma 4.4.2);
+//! Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §4.1 (Schreier vectors)
+//! and §4.4.
 
 use super::orbits::orbit_of_point;
 use super::perm::Perm;
