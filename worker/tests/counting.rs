@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 use num_bigint::BigUint;
 use orbit_worker::counting::{
     CountKind, CountMethod, CountProblem, CubePart, CycleType, binary_tree_count, bracelet_count,
-    bracelet_cycle_index, count_group, cube_count, cube_cycle_index, enumerate_levels,
-    giant_cycle_index, graphs_count, necklace_count, necklace_cycle_index, parse_content,
-    parse_count_group_text, solve_count, torus_count, validate_count,
+    bracelet_cycle_index, count_group, count_group_enumerated, cube_count, cube_cycle_index,
+    enumerate_levels, giant_cycle_index, graphs_count, necklace_count, necklace_cycle_index,
+    parse_content, parse_count_group_text, solve_count, torus_count, validate_count,
 };
 use orbit_worker::group::{GroupKind, Perm};
 use orbit_worker::{CancelFlag, Limits, SolveContext, SolveError};
@@ -845,7 +845,11 @@ fn counting_large_degree_paths_match_formulas() {
                 necklace_count(n as u64, k, None, &ctx()).unwrap(),
                 "C_{n} k={k}"
             );
-            let g = count_group(n, dihedral.clone(), k, None, None, true, &ctx(), &limits).unwrap();
+            // Forced through the enumeration (count_group proves D_n and takes the divisors).
+            let g =
+                count_group_enumerated(n, dihedral.clone(), k, None, None, true, &ctx(), &limits)
+                    .unwrap();
+            assert_eq!(g.enumerated, 2 * n as u64);
             assert_eq!(
                 g.count,
                 bracelet_count(n as u64, k, None, &ctx()).unwrap(),
@@ -862,7 +866,7 @@ fn counting_large_degree_paths_match_formulas() {
     let n = 64;
     let dihedral = vec![to_perm(&rotation(n)), to_perm(&reflection(n))];
     for want_types in [false, true] {
-        let g = count_group(
+        let g = count_group_enumerated(
             n,
             dihedral.clone(),
             2,
@@ -873,7 +877,352 @@ fn counting_large_degree_paths_match_formulas() {
             &limits,
         )
         .unwrap();
+        assert_eq!(g.enumerated, 128);
         assert_eq!(g.count, bracelet_count(64, 2, None, &ctx()).unwrap());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dihedral groups recognised by proof
+
+/// `σ^-1 g σ`: `g` with every point `x` renamed `σ[x]`.
+fn relabel(g: &P, sigma: &P) -> P {
+    let mut out = vec![0; g.len()];
+    for x in 0..g.len() {
+        out[sigma[x]] = sigma[g[x]];
+    }
+    out
+}
+
+fn compose(a: &P, b: &P) -> P {
+    a.iter().map(|&x| b[x]).collect()
+}
+
+fn power(g: &P, e: usize) -> P {
+    let mut acc: P = (0..g.len()).collect();
+    for _ in 0..e {
+        acc = compose(&acc, g);
+    }
+    acc
+}
+
+/// Generating sets of the natural `D_n`: rotation + reflection, two reflections whose product is
+/// the `n`-cycle, a redundant set (identity, repeats, powers, a reflection through another
+/// axis), each also with the points relabelled at random.
+fn dihedral_generator_sets(rng: &mut ChaCha8Rng, n: usize) -> Vec<Vec<P>> {
+    let (c, r) = (rotation(n), reflection(n));
+    let id: P = (0..n).collect();
+    let plain = vec![
+        vec![c.clone(), r.clone()],
+        vec![r.clone(), compose(&r, &c)],
+        vec![
+            id,
+            power(&c, 2),
+            compose(&power(&c, 3), &r),
+            c.clone(),
+            power(&c, 2),
+        ],
+        vec![power(&c, n - 1), compose(&c, &r)],
+    ];
+    let mut sets = plain.clone();
+    for gens in plain {
+        let sigma = random_perm(rng, n);
+        sets.push(gens.iter().map(|g| relabel(g, &sigma)).collect());
+    }
+    sets
+}
+
+#[test]
+fn counting_dihedral_groups_by_divisors_match_enumeration_and_brute_force() {
+    let limits = Limits::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    // OEIS A000029 (bracelets, k = 2), n = 3..12.
+    let a000029 = [4u64, 6, 8, 13, 18, 30, 46, 78, 126, 224];
+    for n in 3..=12usize {
+        let group = closure(n, &[rotation(n), reflection(n)]);
+        assert_eq!(group.len(), 2 * n);
+        let types = type_histogram(&group);
+        for (form, gens) in dihedral_generator_sets(&mut rng, n).into_iter().enumerate() {
+            assert_eq!(closure(n, &gens).len(), 2 * n, "n={n} form {form}");
+            let perms: Vec<Perm> = gens.iter().map(to_perm).collect();
+            for k in 1..=3u64 {
+                let got =
+                    count_group(n, perms.clone(), k, None, None, true, &ctx(), &limits).unwrap();
+                let enumerated =
+                    count_group_enumerated(n, perms.clone(), k, None, None, true, &ctx(), &limits)
+                        .unwrap();
+                // D_3 = Sym(3) is the engine's giant; the others are enumerated.
+                let expect = if n == 3 { 0 } else { 2 * n as u64 };
+                assert_eq!(enumerated.enumerated, expect);
+                assert_eq!(got.count, enumerated.count, "n={n} form {form} k={k}");
+                assert_eq!(
+                    got.count,
+                    bracelet_count(n as u64, k, None, &ctx()).unwrap()
+                );
+                assert_eq!(got.group_order, big(2 * n as u64));
+                if n >= 4 {
+                    assert_eq!(got.enumerated, 0, "n={n} form {form}: not recognised");
+                    assert!(got.dihedral_divisors.is_some());
+                    assert_eq!(got.kind, Some(GroupKind::General));
+                } else {
+                    assert_eq!(got.kind, Some(GroupKind::Symmetric)); // D_3 = Sym(3)
+                }
+                if k == 2 {
+                    assert_eq!(got.count, big(a000029[n - 3]), "A000029 n={n}");
+                }
+                if (k as usize).pow(n as u32) <= 30_000 {
+                    assert_eq!(got.count, big(orbits_brute(n, &group, k as usize)));
+                }
+                let z = got.cycle_index.expect("cycle index");
+                assert_eq!(index_histogram(&z), types);
+                assert_eq!(z, enumerated.cycle_index.expect("cycle index"));
+                // Modulus.
+                let m = big(7);
+                let modular =
+                    count_group(n, perms.clone(), k, None, Some(&m), false, &ctx(), &limits)
+                        .unwrap();
+                assert_eq!(modular.count, &got.count % &m);
+            }
+            // Pattern inventory.
+            let contents = [
+                vec![n as u64 / 2, n as u64 - n as u64 / 2],
+                vec![1, 2, n as u64 - 3],
+            ];
+            for content in contents {
+                let got = count_group(
+                    n,
+                    perms.clone(),
+                    1,
+                    Some(&content),
+                    None,
+                    false,
+                    &ctx(),
+                    &limits,
+                )
+                .unwrap();
+                let enumerated = count_group_enumerated(
+                    n,
+                    perms.clone(),
+                    1,
+                    Some(&content),
+                    None,
+                    false,
+                    &ctx(),
+                    &limits,
+                )
+                .unwrap();
+                assert_eq!(got.count, enumerated.count, "n={n} content {content:?}");
+                assert_eq!(got.cycle_index, None);
+                if content.len().pow(n as u32) <= 600_000 {
+                    let c: Vec<usize> = content.iter().map(|&x| x as usize).collect();
+                    assert_eq!(got.count, big(orbits_with_content_brute(n, &group, &c)));
+                }
+            }
+        }
+    }
+    // The job API names the method.
+    let a = solve_count(
+        &CountProblem::new(CountKind::Group {
+            degree: 8,
+            generators: vec![to_perm(&rotation(8)), to_perm(&reflection(8))],
+            k: 3,
+            content: Some(vec![4, 3, 1]),
+            cycle_index: true,
+        }),
+        &ctx(),
+        &limits,
+    )
+    .unwrap();
+    assert_eq!(a.method, CountMethod::Dihedral { divisors: 4 });
+    assert_eq!(a.group_order, Some(big(16)));
+    assert_eq!(
+        a.cycle_index.expect("cycle index").to_string(),
+        "(x1^8 + 4*x1^2*x2^3 + 5*x2^4 + 2*x4^2 + 4*x8)/16"
+    );
+}
+
+/// The reflection `i -> a - i (mod n)`.
+fn reflection_at(n: usize, a: usize) -> P {
+    (0..n).map(|i| (a + n - i) % n).collect()
+}
+
+#[test]
+fn counting_dihedral_groups_without_a_short_word_for_the_cycle() {
+    // Four reflections at steps 0, 6, 10, 15: every pairwise product is a rotation by 4, 5, 6,
+    // 9, 10 or 15, none a d-cycle for d divisible by 30, yet gcd(6, 10, 15) = 1 gives D_d. The
+    // random search finds a d-cycle.
+    let limits = Limits::default();
+    for n in [30usize, 60, 30_030] {
+        let gens: Vec<P> = [0, 6, 10, 15]
+            .iter()
+            .map(|&a| reflection_at(n, a))
+            .collect();
+        let perms: Vec<Perm> = gens.iter().map(to_perm).collect();
+        for k in [2u64, 3] {
+            let got = count_group(n, perms.clone(), k, None, None, false, &ctx(), &limits).unwrap();
+            assert!(got.dihedral_divisors.is_some(), "D_{n} not recognised");
+            assert_eq!(
+                got.count,
+                bracelet_count(n as u64, k, None, &ctx()).unwrap()
+            );
+            if n <= 60 {
+                let enumerated =
+                    count_group_enumerated(n, perms.clone(), k, None, None, false, &ctx(), &limits)
+                        .unwrap();
+                assert_eq!(enumerated.enumerated, 2 * n as u64);
+                assert_eq!(got.count, enumerated.count);
+            }
+        }
+    }
+    // Steps 0, 6, 10 only: rotations by multiples of 2 — the group is D_{n/2} on n points (two
+    // orbits of the rotations, order n), not D_n.
+    let n = 30;
+    let gens: Vec<P> = [0, 6, 10].iter().map(|&a| reflection_at(n, a)).collect();
+    let group = closure(n, &gens);
+    assert_eq!(group.len(), n);
+    let got = count_group(
+        n,
+        gens.iter().map(to_perm).collect(),
+        2,
+        None,
+        None,
+        true,
+        &ctx(),
+        &limits,
+    )
+    .unwrap();
+    assert_eq!(got.dihedral_divisors, None);
+    assert_eq!(got.enumerated, n as u64);
+    assert_eq!(
+        index_histogram(&got.cycle_index.expect("cycle index")),
+        type_histogram(&group)
+    );
+}
+
+#[test]
+fn counting_dihedral_group_of_degree_100000_by_divisors() {
+    let limits = Limits::default();
+    let n = 100_000usize;
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let sigma = random_perm(&mut rng, n);
+    let (c, r) = (rotation(n), reflection(n));
+    let forms = [
+        vec![c.clone(), r.clone()],
+        vec![relabel(&r, &sigma), relabel(&compose(&r, &c), &sigma)],
+    ];
+    let want = bracelet_count(n as u64, 2, None, &ctx()).unwrap();
+    for gens in forms {
+        let perms: Vec<Perm> = gens.iter().map(to_perm).collect();
+        let start = std::time::Instant::now();
+        let got = count_group(n, perms.clone(), 2, None, None, false, &ctx(), &limits).unwrap();
+        let elapsed = start.elapsed();
+        eprintln!("D_{n}, k = 2: {elapsed:?}");
+        // Well under a second in practice; the bound leaves room for a loaded debug machine.
+        assert!(elapsed.as_secs_f64() < 5.0, "D_{n} took {elapsed:?}");
+        assert_eq!(got.count, want);
+        assert_eq!(got.group_order, big(2 * n as u64));
+        assert_eq!(got.enumerated, 0);
+        let m = big(1_000_000_007);
+        let got = count_group(n, perms, 2, None, Some(&m), true, &ctx(), &limits).unwrap();
+        assert_eq!(got.count, &want % &m);
+        assert_eq!(got.cycle_index, Some(bracelet_cycle_index(n as u64)));
+    }
+}
+
+#[test]
+fn counting_groups_of_order_2d_that_are_not_dihedral_are_enumerated() {
+    let limits = Limits::default();
+    let check = |degree: usize, gens: &[P], want: Option<BigUint>| {
+        let perms: Vec<Perm> = gens.iter().map(to_perm).collect();
+        let group = closure(degree, gens);
+        for k in 1..=3u64 {
+            let got =
+                count_group(degree, perms.clone(), k, None, None, true, &ctx(), &limits).unwrap();
+            assert_eq!(got.dihedral_divisors, None, "degree {degree}");
+            assert_eq!(got.enumerated, group.len() as u64);
+            if (k as usize).pow(degree as u32) <= 100_000 {
+                assert_eq!(got.count, big(orbits_brute(degree, &group, k as usize)));
+            }
+            if k == 2
+                && let Some(w) = &want
+            {
+                assert_eq!(&got.count, w);
+            }
+            let z = got.cycle_index.expect("cycle index");
+            assert_eq!(index_histogram(&z), type_histogram(&group));
+        }
+    };
+    for d in 4..=8usize {
+        // C_2d on 2d points, given by two generators: a full cycle and its square.
+        let c = rotation(2 * d);
+        check(
+            2 * d,
+            &[c.clone(), power(&c, 2)],
+            Some(necklace_count(2 * d as u64, 2, None, &ctx()).unwrap()),
+        );
+        // C_d x C_2 on d + 2 points: a d-cycle and a disjoint transposition (order 2d).
+        let mut cd: P = rotation(d);
+        cd.extend([d, d + 1]);
+        let mut t: P = (0..d).collect();
+        t.extend([d + 1, d]);
+        check(
+            d + 2,
+            &[cd, t],
+            Some(necklace_count(d as u64, 2, None, &ctx()).unwrap() * 3u32),
+        );
+        // D_d on d points plus a fixed point: order 2d, but not on all points.
+        let mut c1 = rotation(d);
+        c1.push(d);
+        let mut r1 = reflection(d);
+        r1.push(d);
+        check(
+            d + 1,
+            &[c1, r1],
+            Some(bracelet_count(d as u64, 2, None, &ctx()).unwrap() * 2u32),
+        );
+    }
+    // Transitive of order 2d containing a d-cycle c, but s c s^-1 = c^m with m != -1 (m^2 = 1
+    // mod d): the semidihedral and modular groups of order 16, and their order-24 analogues.
+    for (d, m) in [(8usize, 3usize), (8, 5), (12, 5), (12, 7)] {
+        let s: P = (0..d).map(|i| i * m % d).collect();
+        let gens = [rotation(d), s];
+        assert_eq!(closure(d, &gens).len(), 2 * d);
+        check(d, &gens, None);
+    }
+    // Transitive of order 12 on 6 points without a 6-cycle: A_4 on the edges of a tetrahedron.
+    let edges: Vec<(usize, usize)> = vec![(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+    let on_edges = |v: [usize; 4]| -> P {
+        edges
+            .iter()
+            .map(|&(a, b)| {
+                let (x, y) = (v[a].min(v[b]), v[a].max(v[b]));
+                edges.iter().position(|&e| e == (x, y)).expect("edge")
+            })
+            .collect()
+    };
+    let a4 = [on_edges([1, 2, 0, 3]), on_edges([1, 0, 3, 2])];
+    assert_eq!(closure(6, &a4).len(), 12);
+    check(6, &a4, None);
+    // A d-cycle with a reflection of a different labelling: a larger group, never D_d.
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    for d in 4..=7usize {
+        let sigma = random_perm(&mut rng, d);
+        let gens = [rotation(d), relabel(&reflection(d), &sigma)];
+        let group = closure(d, &gens);
+        let got = count_group(
+            d,
+            gens.iter().map(to_perm).collect(),
+            2,
+            None,
+            None,
+            false,
+            &ctx(),
+            &limits,
+        )
+        .unwrap();
+        assert_eq!(got.group_order, big(group.len() as u64));
+        assert_eq!(got.dihedral_divisors.is_some(), group.len() == 2 * d);
+        assert_eq!(got.count, big(orbits_brute(d, &group, 2)));
     }
 }
 

@@ -14,8 +14,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use num_bigint::BigUint;
 use num_traits::One;
 
-use super::arith::{BurnsideSum, binomial, factorial, factorize};
+use super::arith::{BurnsideSum, binomial, divisors_with_phi, factorial, factorize};
 use super::cycle_index::{CycleIndex, CycleType, check_content};
+use super::dihedral::is_natural_dihedral;
+use super::necklace::{bracelet_count, bracelet_cycle_index};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::{GroupKind, Perm, PermGroup};
@@ -659,12 +661,16 @@ pub struct GroupCount {
     /// `|G|`.
     pub group_order: BigUint,
     /// What the engine proved the group to be; `None` when the group is cyclic (one generator)
-    /// and was counted by divisors without building a stabiliser chain.
+    /// and was counted by divisors without building a stabiliser chain; `General` for a proven
+    /// dihedral group (`d >= 4`: neither trivial nor a giant; no chain is built either).
     pub kind: Option<GroupKind>,
-    /// Elements enumerated one by one (0 for a giant or a cyclic group).
+    /// Elements enumerated one by one (0 for a giant, a cyclic or a dihedral group).
     pub enumerated: u64,
     /// For a cyclic group counted by divisors: the number of divisors of its order summed over.
     pub cyclic_divisors: Option<u64>,
+    /// For a group proven to be the natural dihedral group `D_d` and counted by the divisors of
+    /// `d` (the bracelet cycle index): the number of divisors of `d` summed over.
+    pub dihedral_divisors: Option<u64>,
     /// The cycle index, when asked for.
     pub cycle_index: Option<CycleIndex>,
 }
@@ -677,13 +683,33 @@ pub struct GroupCount {
 /// `want_cycle_index`; `ctx`; `limits` (`max_group_elements` bounds the elements enumerated, or
 /// the partitions visited for a giant's cycle index).
 ///
-/// Returns a [`GroupCount`], or `LimitExceeded` naming `max_group_elements` when the group is not
-/// a recognised giant and has more elements than the limit; errors of the group engine pass
-/// through.
+/// Before building anything, a group with one non-identity generator is counted by the divisors
+/// of its order, and a group proven (from its generators, see [`is_natural_dihedral`]) to be the
+/// dihedral group `D_d` in its natural action on all `d >= 4` points by the divisors of `d`
+/// (the bracelet cycle index, whatever the labels of the points).
 ///
-/// Complexity: building the group (see [`PermGroup::new`]); then for a giant O(d) big-integer
-/// operations (O(p(d)) for its cycle index), otherwise O(|G| · d) for the enumeration plus one
-/// big power per distinct number of cycles (or one pattern-inventory table per cycle type).
+/// Returns a [`GroupCount`], or `LimitExceeded` naming `max_group_elements` when the group is not
+/// a recognised giant, cyclic or dihedral group and has more elements than the limit; errors of
+/// the group engine pass through.
+///
+/// Complexity: for a recognised dihedral group O(s^2 · d) for the proof (`s` generators) and one
+/// big power per divisor of `d`; otherwise building the group (see [`PermGroup::new`]); then for
+/// a giant O(d) big-integer operations (O(p(d)) for its cycle index), otherwise O(|G| · d) for
+/// the enumeration plus one big power per distinct number of cycles (or one pattern-inventory
+/// table per cycle type).
+///
+/// ```
+/// use orbit_worker::{Limits, SolveContext};
+/// use orbit_worker::counting::{bracelet_count, count_group};
+/// use orbit_worker::group::Perm;
+/// let d = 100_000u32;
+/// let c = Perm::from_images((0..d).map(|i| (i + 1) % d).collect(), "c").unwrap();
+/// let r = Perm::from_images((0..d).map(|i| (d - i) % d).collect(), "r").unwrap();
+/// let (ctx, limits) = (SolveContext::detached(), Limits::default());
+/// let g = count_group(d as usize, vec![c, r], 2, None, None, false, &ctx, &limits).unwrap();
+/// assert_eq!(g.count, bracelet_count(100_000, 2, None, &ctx).unwrap());
+/// assert_eq!(g.group_order, 200_000u32.into());
+/// ```
 ///
 /// Reference: W. Burnside, *Theory of Groups of Finite Order* (1897), §145; G. Pólya (1937).
 #[allow(clippy::too_many_arguments)]
@@ -697,14 +723,90 @@ pub fn count_group(
     ctx: &SolveContext,
     limits: &Limits,
 ) -> Result<GroupCount, SolveError> {
+    count_group_with(
+        degree,
+        generators,
+        k,
+        content,
+        modulus,
+        want_cycle_index,
+        ctx,
+        limits,
+        true,
+    )
+}
+
+/// [`count_group`] without the divisor shortcuts: the cyclic and dihedral groups are built and
+/// enumerated like any other group (a proven `Sym`/`Alt` still uses its closed forms). This is
+/// the independent path the tests and benchmarks compare the shortcuts against.
+///
+/// Arguments, returns: as [`count_group`] (`cyclic_divisors` and `dihedral_divisors` are `None`).
+///
+/// Complexity: building the group, then O(|G| · d).
+///
+/// ```
+/// use orbit_worker::{Limits, SolveContext};
+/// use orbit_worker::counting::count_group_enumerated;
+/// use orbit_worker::group::Perm;
+/// let c = Perm::from_images(vec![1, 2, 3, 4, 0], "c").unwrap();
+/// let r = Perm::from_images(vec![0, 4, 3, 2, 1], "r").unwrap();
+/// let (ctx, limits) = (SolveContext::detached(), Limits::default());
+/// let g = count_group_enumerated(5, vec![c, r], 2, None, None, false, &ctx, &limits).unwrap();
+/// assert_eq!((g.count, g.enumerated), (8u32.into(), 10)); // OEIS A000029
+/// ```
+///
+/// Reference: W. Burnside (1897), §145.
+#[allow(clippy::too_many_arguments)]
+pub fn count_group_enumerated(
+    degree: usize,
+    generators: Vec<Perm>,
+    k: u64,
+    content: Option<&[u64]>,
+    modulus: Option<&BigUint>,
+    want_cycle_index: bool,
+    ctx: &SolveContext,
+    limits: &Limits,
+) -> Result<GroupCount, SolveError> {
+    count_group_with(
+        degree,
+        generators,
+        k,
+        content,
+        modulus,
+        want_cycle_index,
+        ctx,
+        limits,
+        false,
+    )
+}
+
+/// [`count_group`], with the cyclic and dihedral shortcuts only when `shortcuts`.
+#[allow(clippy::too_many_arguments)]
+fn count_group_with(
+    degree: usize,
+    generators: Vec<Perm>,
+    k: u64,
+    content: Option<&[u64]>,
+    modulus: Option<&BigUint>,
+    want_cycle_index: bool,
+    ctx: &SolveContext,
+    limits: &Limits,
+    shortcuts: bool,
+) -> Result<GroupCount, SolveError> {
     if let Some(c) = content {
         check_content(c, degree as u64)?;
     }
-    let moving: Vec<&Perm> = generators.iter().filter(|g| !g.is_identity()).collect();
-    if let [g] = moving.as_slice()
-        && let Some(found) = count_cyclic(g, k, content, modulus, want_cycle_index, ctx, limits)?
-    {
-        return Ok(found);
+    if shortcuts {
+        let moving: Vec<&Perm> = generators.iter().filter(|g| !g.is_identity()).collect();
+        if let [g] = moving.as_slice()
+            && let Some(found) =
+                count_cyclic(g, k, content, modulus, want_cycle_index, ctx, limits)?
+        {
+            return Ok(found);
+        }
+        if is_natural_dihedral(degree, &generators, ctx)? {
+            return count_dihedral(degree as u64, k, content, modulus, want_cycle_index, ctx);
+        }
     }
     let group = PermGroup::new(degree, generators, ctx, limits)?;
     let order = group.order();
@@ -736,6 +838,7 @@ pub fn count_group(
             kind: Some(kind),
             enumerated: 0,
             cyclic_divisors: None,
+            dihedral_divisors: None,
             cycle_index,
         });
     }
@@ -778,6 +881,7 @@ pub fn count_group(
         kind: Some(kind),
         enumerated: tally.elements,
         cyclic_divisors: None,
+        dihedral_divisors: None,
         cycle_index: if want_cycle_index { cycle_index } else { None },
     })
 }
@@ -909,6 +1013,41 @@ fn count_cyclic(
         kind: None,
         enumerated: 0,
         cyclic_divisors: Some(divisors as u64),
+        dihedral_divisors: None,
         cycle_index: if want_cycle_index { cycle_index } else { None },
     }))
+}
+
+/// Counts under the natural dihedral group `D_d` (already proven by
+/// [`is_natural_dihedral`]) by the divisors of `d`: the bracelet cycle index
+/// `(1/2d) (sum over e | d of phi(e) x_e^(d/e) + reflections)`, the reflections contributing
+/// `d x_1 x_2^((d-1)/2)` for odd `d` and `(d/2)(x_1^2 x_2^(d/2-1) + x_2^(d/2))` for even `d`.
+/// The group was given on arbitrary labels; relabelling the points along its `d`-cycle makes it
+/// the bracelet group, and relabelling changes neither the count nor the cycle index.
+///
+/// Complexity: as [`bracelet_count`] (one big power per divisor of `d`), plus
+/// [`CycleIndex::count_with_content`] for a content.
+fn count_dihedral(
+    d: u64,
+    k: u64,
+    content: Option<&[u64]>,
+    modulus: Option<&BigUint>,
+    want_cycle_index: bool,
+    ctx: &SolveContext,
+) -> Result<GroupCount, SolveError> {
+    let divisors = divisors_with_phi(d).len() as u64;
+    let cycle_index = (want_cycle_index || content.is_some()).then(|| bracelet_cycle_index(d));
+    let count = match (content, &cycle_index) {
+        (Some(c), Some(z)) => z.count_with_content(c, modulus, ctx)?,
+        _ => bracelet_count(d, k, modulus, ctx)?,
+    };
+    Ok(GroupCount {
+        count,
+        group_order: BigUint::from(d) * 2u32,
+        kind: Some(GroupKind::General),
+        enumerated: 0,
+        cyclic_divisors: None,
+        dihedral_divisors: Some(divisors),
+        cycle_index: if want_cycle_index { cycle_index } else { None },
+    })
 }

@@ -13,14 +13,14 @@
 //! | cube         | 24 rotations on faces / vertices / edges     | explicit cycle index, [`cube`]   |
 //! | graphs       | `S_n` on the `n(n-1)/2` vertex pairs         | partitions of `n`, [`graphs`]    |
 //! | binary tree  | child swaps (iterated wreath product of C_2) | recursion, [`binary_tree`]       |
-//! | group        | `<generators>` on `d` points                 | stabiliser-chain enumeration; closed forms for `Sym`/`Alt`; divisors for one generator |
+//! | group        | `<generators>` on `d` points                 | stabiliser-chain enumeration; closed forms for `Sym`/`Alt`; divisors for one generator and for a proven natural `D_d` |
 //!
 //! **Exactness and the modulus.** Answers are exact big integers ([`num_bigint::BigUint`]). With
 //! a modulus `M`, Burnside's `S / |G|` is computed as `(S mod |G|·M) / |G|`, which equals
 //! `(S / |G|) mod M` because `|G|` divides `S`; powers are then modular. This is how necklaces,
-//! bracelets (any `n < 2^64`), tori (`rows * cols < 2^62`), the cube, enumerated groups and cyclic
-//! groups are reduced, so the first three need not fit [`MAX_EXACT_BITS`] when a modulus is
-//! given. The binary tree halves at each level and carries the modulus `2^(levels left) · M`
+//! bracelets (any `n < 2^64`), tori (`rows * cols < 2^62`), the cube, enumerated groups, cyclic
+//! groups and proven dihedral groups (as bracelets) are reduced, so the first three need not fit
+//! [`MAX_EXACT_BITS`] when a modulus is given. The binary tree halves at each level and carries the modulus `2^(levels left) · M`
 //! instead. Graphs, `Sym`/`Alt` counts and pattern-inventory terms are computed exactly and then
 //! reduced (their sizes are bounded by the other limits). Without a modulus an answer may have
 //! at most [`MAX_EXACT_BITS`] bits.
@@ -29,6 +29,7 @@ mod arith;
 pub mod binary_tree;
 pub mod cube;
 pub mod cycle_index;
+pub mod dihedral;
 pub mod graphs;
 pub mod group_count;
 pub mod necklace;
@@ -41,8 +42,12 @@ use num_bigint::BigUint;
 pub use binary_tree::binary_tree_count;
 pub use cube::{CubePart, cube_count, cube_cycle_index};
 pub use cycle_index::{CycleIndex, CycleIndexTerm, CycleType, MAX_CONTENT_STATES, Rational};
+pub use dihedral::is_natural_dihedral;
 pub use graphs::{graphs_count, partition_count};
-pub use group_count::{ElementTally, GroupCount, count_group, enumerate_levels, giant_cycle_index};
+pub use group_count::{
+    ElementTally, GroupCount, count_group, count_group_enumerated, enumerate_levels,
+    giant_cycle_index,
+};
 pub use necklace::{bracelet_count, bracelet_cycle_index, necklace_count, necklace_cycle_index};
 pub use torus::torus_count;
 
@@ -148,6 +153,8 @@ pub enum CountMethod {
     Enumerated { elements: u64 },
     /// A cyclic group (one generator): a sum over the `divisors` of its order.
     Cyclic { divisors: u64 },
+    /// A proven natural dihedral group `D_d`: the bracelet sum over the `divisors` of `d`.
+    Dihedral { divisors: u64 },
 }
 
 /// The answer to a [`CountProblem`].
@@ -385,9 +392,10 @@ pub fn solve_count(
                 ctx,
                 limits,
             )?;
-            answer.method = match (g.kind, g.cyclic_divisors) {
-                (_, Some(divisors)) => CountMethod::Cyclic { divisors },
-                (Some(GroupKind::Symmetric | GroupKind::Alternating), _) => CountMethod::Giant,
+            answer.method = match (g.kind, g.cyclic_divisors, g.dihedral_divisors) {
+                (_, Some(divisors), _) => CountMethod::Cyclic { divisors },
+                (_, _, Some(divisors)) => CountMethod::Dihedral { divisors },
+                (Some(GroupKind::Symmetric | GroupKind::Alternating), _, _) => CountMethod::Giant,
                 _ => CountMethod::Enumerated {
                     elements: g.enumerated,
                 },
