@@ -77,7 +77,10 @@ fn grid_job(id: u64, n: usize) -> pb::Job {
     pb::Job {
         id: id.to_string(),
         options: None,
-        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob { rows })),
+        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
+            rows,
+            queries: vec![],
+        })),
     }
 }
 

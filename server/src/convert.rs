@@ -11,10 +11,10 @@ use num_bigint::BigUint;
 use orbit_api::v1 as pb;
 use orbit_worker::counting::{CountAnswer, CountKind, CountProblem, CubePart};
 use orbit_worker::game::{
-    CopThiefValue, GameGraph, GameSolution, Grid, NO_DEPTH, NO_MOVE, Outcome,
+    Cell, CopThiefValue, GameGraph, GameSolution, Grid, NO_DEPTH, NO_MOVE, Outcome,
 };
 use orbit_worker::group::{GroupAnswer, GroupKind, GroupProblem, Perm, check_group_sizes};
-use orbit_worker::job::{JobAnswer, JobSpec};
+use orbit_worker::job::{CopThiefQuery, JobAnswer, JobSpec};
 use orbit_worker::puzzle::PuzzleProblem;
 use orbit_worker::{Limits, SolveError};
 
@@ -44,6 +44,12 @@ pub fn job_from_proto(job: pb::Job, limits: &Limits) -> Result<JobRequest, Solve
         Some(pb::job::Kind::Game(game)) => game_from_proto(game),
         Some(pb::job::Kind::CopThief(job)) => JobSpec::CopThief {
             grid: Grid::from_rows(&job.rows)?,
+            queries: job
+                .queries
+                .iter()
+                .enumerate()
+                .map(|(i, q)| cop_thief_query_from_proto(q, i))
+                .collect::<Result<_, _>>()?,
         },
         Some(pb::job::Kind::Group(group)) => JobSpec::Group(group_from_proto(group, limits)?),
         Some(pb::job::Kind::Count(count)) => JobSpec::Count(count_from_proto(count, limits)?),
@@ -281,8 +287,8 @@ pub fn result_to_proto(
         JobAnswer::Puzzle(reachable) => {
             pb::job_result::Result::Puzzle(pb::PuzzleResult { reachable })
         }
-        JobAnswer::CopThief { value } => {
-            pb::job_result::Result::CopThief(cop_thief_to_proto(value))
+        JobAnswer::CopThief { value, queries } => {
+            pb::job_result::Result::CopThief(cop_thief_to_proto(value, &queries))
         }
     };
     pb::JobResult {
@@ -368,16 +374,64 @@ fn count_result_to_proto(answer: CountAnswer) -> pb::CountResult {
 }
 
 /// domain → proto for a policeman-and-thief answer.
-fn cop_thief_to_proto(value: CopThiefValue) -> pb::CopThiefResult {
-    let (winner, half_moves) = match value {
-        CopThiefValue::Cop(n) => (pb::Winner::Cop, Some(n)),
-        CopThiefValue::Thief(n) => (pb::Winner::Thief, Some(n)),
-        CopThiefValue::Draw => (pb::Winner::Draw, None),
-    };
+fn cop_thief_to_proto(
+    value: CopThiefValue,
+    queries: &[(CopThiefQuery, CopThiefValue, Option<Cell>)],
+) -> pb::CopThiefResult {
+    let (winner, half_moves) = winner_to_proto(value);
+    let queries = queries
+        .iter()
+        .map(|&(q, value, best)| {
+            let (winner, half_moves) = winner_to_proto(value);
+            pb::CopThiefStateResult {
+                state: Some(pb::CopThiefState {
+                    cop: Some(cell_to_proto(q.cop)),
+                    thief: Some(cell_to_proto(q.thief)),
+                    thief_to_move: !q.cop_to_move,
+                }),
+                winner: winner as i32,
+                half_moves,
+                best_move: best.map(cell_to_proto),
+            }
+        })
+        .collect();
     pb::CopThiefResult {
         winner: winner as i32,
         half_moves,
+        queries,
     }
+}
+
+fn winner_to_proto(value: CopThiefValue) -> (pb::Winner, Option<u32>) {
+    match value {
+        CopThiefValue::Cop(n) => (pb::Winner::Cop, Some(n)),
+        CopThiefValue::Thief(n) => (pb::Winner::Thief, Some(n)),
+        CopThiefValue::Draw => (pb::Winner::Draw, None),
+    }
+}
+
+fn cell_to_proto((row, col): Cell) -> pb::GridCell {
+    pb::GridCell {
+        row: row as u32,
+        col: col as u32,
+    }
+}
+
+/// proto → domain for one queried state; a missing cell is an error naming it.
+fn cop_thief_query_from_proto(
+    q: &pb::CopThiefState,
+    i: usize,
+) -> Result<CopThiefQuery, SolveError> {
+    let cell = |c: &Option<pb::GridCell>, who: &str| {
+        c.as_ref()
+            .map(|c| (c.row as usize, c.col as usize))
+            .ok_or_else(|| SolveError::invalid(format!("cop_thief.queries[{i}].{who}"), "missing"))
+    };
+    Ok(CopThiefQuery {
+        cop: cell(&q.cop, "cop")?,
+        thief: cell(&q.thief, "thief")?,
+        cop_to_move: !q.thief_to_move,
+    })
 }
 
 /// proto → domain for a policeman-and-thief answer (the CLI prints the domain's `Display`).

@@ -100,7 +100,10 @@ fn cop_thief_job(id: &str, n: usize, progress: bool) -> pb::Job {
             deadline_ms: 0,
             progress,
         }),
-        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob { rows })),
+        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
+            rows,
+            queries: vec![],
+        })),
     }
 }
 
@@ -382,6 +385,7 @@ async fn bad_input_gets_the_right_status() {
             options: None,
             kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
                 rows: vec!["C.".into(), "T".into()],
+                queries: vec![],
             })),
         })
         .await

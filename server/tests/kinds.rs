@@ -312,3 +312,64 @@ async fn puzzle_jobs() {
     assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
     server.stop().await.expect("stop");
 }
+
+#[tokio::test]
+async fn cop_thief_jobs_answer_queried_states() {
+    let (server, mut client) = server().await;
+    let cell = |row, col| Some(pb::GridCell { row, col });
+    let state = |cop, thief, thief_to_move| pb::CopThiefState {
+        cop,
+        thief,
+        thief_to_move,
+    };
+    let grid = |queries| {
+        job(pb::job::Kind::CopThief(pb::CopThiefJob {
+            rows: vec!["C...".into(), ".*..".into(), "...T".into()],
+            queries,
+        }))
+    };
+    let queries = vec![
+        // The start position, asked for explicitly: the same answer as the start.
+        state(cell(0, 0), cell(2, 3), false),
+        // Policeman next to the thief, policeman to move: caught in one half-move, on the thief's cell.
+        state(cell(1, 2), cell(2, 3), false),
+        // Already caught: nothing to move.
+        state(cell(2, 3), cell(2, 3), true),
+    ];
+    let r = client.solve(grid(queries)).await.expect("solve");
+    let Some(pb::job_result::Result::CopThief(ct)) = r.result else {
+        panic!("cop-thief result")
+    };
+    assert_eq!(ct.queries.len(), 3);
+    assert_eq!(
+        (ct.queries[0].winner, ct.queries[0].half_moves),
+        (ct.winner, ct.half_moves)
+    );
+    assert_eq!(ct.queries[1].winner, pb::Winner::Cop as i32);
+    assert_eq!(ct.queries[1].half_moves, Some(1));
+    assert_eq!(ct.queries[1].best_move, cell(2, 3));
+    assert_eq!(ct.queries[2].half_moves, Some(0));
+    assert_eq!(ct.queries[2].best_move, None);
+
+    let err = client
+        .solve(grid(vec![state(cell(1, 1), cell(2, 3), false)]))
+        .await
+        .expect_err("wall");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(
+        err.message().starts_with("cop_thief.queries[0].cop"),
+        "{}",
+        err.message()
+    );
+    let err = client
+        .solve(grid(vec![state(None, cell(2, 3), false)]))
+        .await
+        .expect_err("missing");
+    assert!(
+        err.message()
+            .starts_with("cop_thief.queries[0].cop: missing"),
+        "{}",
+        err.message()
+    );
+    server.stop().await.expect("stop");
+}

@@ -116,7 +116,10 @@ async fn sigterm_lets_a_running_job_finish_within_the_grace_period() {
     let job = pb::Job {
         id: "drained".into(),
         options: None,
-        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob { rows })),
+        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
+            rows,
+            queries: vec![],
+        })),
     };
     let mut caller = client.clone();
     let running = tokio::spawn(async move { caller.solve(job).await });

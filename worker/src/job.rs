@@ -8,8 +8,8 @@ use crate::context::SolveContext;
 use crate::counting::{CountAnswer, CountProblem, solve_count, validate_count};
 use crate::error::SolveError;
 use crate::game::{
-    CopThiefValue, GameGraph, GameSolution, Grid, solve_cop_thief, solve_game, validate_cop_thief,
-    validate_game,
+    Cell, CopThiefValue, GameGraph, GameSolution, Grid, solve_cop_thief, solve_game,
+    validate_cop_thief, validate_game,
 };
 use crate::group::{GroupAnswer, GroupProblem, solve_group, validate_group_problem};
 use crate::limits::Limits;
@@ -20,14 +20,29 @@ use crate::puzzle::{PuzzleProblem, solve_puzzle, validate_puzzle};
 pub enum JobSpec {
     /// Win/lose/draw on an explicit game graph; `query` lists the vertices to report (empty: all).
     Game { graph: GameGraph, query: Vec<u32> },
-    /// The policeman-and-thief game on a grid.
-    CopThief { grid: Grid },
+    /// The policeman-and-thief game on a grid, and states to report.
+    CopThief {
+        grid: Grid,
+        queries: Vec<CopThiefQuery>,
+    },
     /// Order, base, orbits and membership for a permutation group.
     Group(GroupProblem),
     /// Counting colourings up to symmetry.
     Count(CountProblem),
     /// Reachability in the token puzzle.
     Puzzle(PuzzleProblem),
+}
+
+/// A policeman-and-thief state to report: the policeman's and the thief's cells, and whether the
+/// policeman moves next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopThiefQuery {
+    /// The policeman's cell.
+    pub cop: Cell,
+    /// The thief's cell.
+    pub thief: Cell,
+    /// Whether the policeman moves next.
+    pub cop_to_move: bool,
 }
 
 /// A job's answer, matching its [`JobSpec`] variant.
@@ -38,8 +53,11 @@ pub enum JobAnswer {
         solution: GameSolution,
         query: Vec<u32>,
     },
-    /// The value of the start position.
-    CopThief { value: CopThiefValue },
+    /// The value of the start position, and of each queried state with the mover's best move.
+    CopThief {
+        value: CopThiefValue,
+        queries: Vec<(CopThiefQuery, CopThiefValue, Option<Cell>)>,
+    },
     /// The group's order, base, orbits and memberships.
     Group(GroupAnswer),
     /// The count (and cycle index, if asked for).
@@ -84,7 +102,23 @@ impl JobSpec {
                 }
                 Ok(())
             }
-            JobSpec::CopThief { grid } => validate_cop_thief(grid, limits),
+            JobSpec::CopThief { grid, queries } => {
+                validate_cop_thief(grid, limits)?;
+                for (i, q) in queries.iter().enumerate() {
+                    for (who, cell) in [("cop", q.cop), ("thief", q.thief)] {
+                        if !grid.is_free(cell) {
+                            return Err(SolveError::invalid(
+                                format!("cop_thief.queries[{i}].{who}"),
+                                format!(
+                                    "cell ({}, {}) is not a free cell of the grid",
+                                    cell.0, cell.1
+                                ),
+                            ));
+                        }
+                    }
+                }
+                Ok(())
+            }
             JobSpec::Group(problem) => validate_group_problem(problem, limits),
             JobSpec::Count(problem) => validate_count(problem, limits),
             JobSpec::Puzzle(problem) => validate_puzzle(problem, limits),
@@ -101,10 +135,27 @@ impl JobSpec {
                 let solution = solve_game(&graph, ctx)?;
                 Ok(JobAnswer::Game { solution, query })
             }
-            JobSpec::CopThief { grid } => {
+            JobSpec::CopThief { grid, queries } => {
                 let solution = solve_cop_thief(&grid, limits.threads_per_job.max(1), ctx)?;
+                let queries = queries
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, q)| {
+                        let value =
+                            solution
+                                .outcome(q.cop, q.thief, q.cop_to_move)
+                                .ok_or_else(|| {
+                                    SolveError::invalid(
+                                        format!("cop_thief.queries[{i}]"),
+                                        "not a state of this grid",
+                                    )
+                                })?;
+                        Ok((q, value, solution.best_move(q.cop, q.thief, q.cop_to_move)))
+                    })
+                    .collect::<Result<_, SolveError>>()?;
                 Ok(JobAnswer::CopThief {
                     value: solution.start_value(),
+                    queries,
                 })
             }
             JobSpec::Group(problem) => solve_group(&problem, ctx, limits).map(JobAnswer::Group),

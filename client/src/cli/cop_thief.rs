@@ -17,7 +17,10 @@ pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<Exi
     let job = pb::Job {
         id: "cop-thief".to_string(),
         options: None,
-        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob { rows })),
+        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
+            rows,
+            queries: vec![],
+        })),
     };
     let result = client
         .solve(job)
