@@ -26,6 +26,9 @@ use crate::dispatcher::{Dispatcher, Done, Submitted, job_span};
 use crate::error::{ServiceError, code_name};
 use crate::service::accept;
 
+/// How long a closing stream waits for its client to take the last events.
+const CLOSING_FLUSH: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Events buffered towards the client before the loop waits for it to read.
 const OUTBOUND_BUFFER: usize = 256;
 
@@ -104,12 +107,17 @@ impl Batch {
                 biased;
                 // The grace period is over (or the server is gone): stop; `Drop` cancels the rest.
                 _ = closing_signal(&mut closing) => {
-                    // Answers that arrived during the drain still go out, as far as the buffer
-                    // takes them without waiting.
-                    while let Ok(note) = notes.try_recv() {
-                        let (Note::Progress(event) | Note::Final { event, .. }) = note;
-                        let _ = out.try_send(Ok(event));
-                    }
+                    // Answers that arrived during the drain still go out, waiting at most
+                    // CLOSING_FLUSH for a client that does not read.
+                    let flush = async {
+                        while let Ok(note) = notes.try_recv() {
+                            let (Note::Progress(event) | Note::Final { event, .. }) = note;
+                            if out.send(Ok(event)).await.is_err() {
+                                return;
+                            }
+                        }
+                    };
+                    let _ = tokio::time::timeout(CLOSING_FLUSH, flush).await;
                     return;
                 }
                 () = out.closed() => return,
