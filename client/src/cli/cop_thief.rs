@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use orbit_client::{Client, pb};
 use orbit_worker::game::parse_grid_text;
 
-use super::input::{read_input, status_text};
+use super::input::read_input;
+use super::unary::solve_one;
 
 /// Parses the grid (for line-numbered errors before anything is sent), solves it over gRPC and
 /// prints `cop N`, `thief N` or `draw`.
@@ -14,19 +15,16 @@ pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<Exi
     let text = read_input(file)?;
     let grid = parse_grid_text(&text)?;
     let rows = grid.row_strings();
-    let job = pb::Job {
-        id: "cop-thief".to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
+    let pb::job_result::Result::CopThief(answer) = solve_one(
+        client,
+        "cop-thief",
+        pb::job::Kind::CopThief(pb::CopThiefJob {
             rows,
             queries: vec![],
-        })),
-    };
-    let result = client
-        .solve(job)
-        .await
-        .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
-    let Some(pb::job_result::Result::CopThief(answer)) = result.result else {
+        }),
+    )
+    .await?
+    else {
         anyhow::bail!("the server answered a cop-thief job with another kind of result");
     };
     let value = orbit_server::convert::cop_thief_from_proto(&answer)

@@ -10,7 +10,8 @@ use orbit_client::{Client, pb};
 use orbit_worker::Limits;
 use orbit_worker::counting::{parse_content, parse_count_group_text};
 
-use super::input::{read_input, status_text};
+use super::input::read_input;
+use super::unary::solve_one;
 
 /// `orbit count` and its families.
 #[derive(Debug, Args)]
@@ -147,19 +148,16 @@ pub async fn run(client: &mut Client, args: CountArgs) -> anyhow::Result<ExitCod
             })
         }
     };
-    let job = pb::Job {
-        id: "count".to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::Count(pb::CountJob {
+    let pb::job_result::Result::Count(count) = solve_one(
+        client,
+        "count",
+        pb::job::Kind::Count(pb::CountJob {
             family: Some(family),
             modulus: args.modulus.unwrap_or_default(),
-        })),
-    };
-    let result = client
-        .solve(job)
-        .await
-        .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
-    let Some(pb::job_result::Result::Count(count)) = result.result else {
+        }),
+    )
+    .await?
+    else {
         anyhow::bail!("the server answered a count job with another kind of result");
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -7,24 +7,20 @@ use std::process::ExitCode;
 use orbit_client::{Client, pb};
 use orbit_worker::game::parse_game_text;
 
-use super::input::{read_input, status_text};
+use super::input::read_input;
+use super::unary::solve_one;
 
 /// Parses the graph, solves it over gRPC and prints one line per vertex.
 pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
     let graph = parse_game_text(&text)?;
-    let job = pb::Job {
-        id: "game".to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::Game(orbit_server::convert::game_to_proto(
-            &graph,
-        ))),
-    };
-    let result = client
-        .solve(job)
-        .await
-        .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
-    let Some(pb::job_result::Result::Game(game)) = result.result else {
+    let pb::job_result::Result::Game(game) = solve_one(
+        client,
+        "game",
+        pb::job::Kind::Game(orbit_server::convert::game_to_proto(&graph)),
+    )
+    .await?
+    else {
         anyhow::bail!("the server answered a game job with another kind of result");
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -8,25 +8,21 @@ use orbit_client::{Client, pb};
 use orbit_worker::Limits;
 use orbit_worker::group::parse_group_text_with_limits;
 
-use super::input::{read_input, status_text};
+use super::input::read_input;
+use super::unary::solve_one;
 
 /// Parses the `d k q` file, solves it over gRPC and prints the order, then one `Yes`/`No` per
 /// candidate.
 pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
     let problem = parse_group_text_with_limits(&text, &Limits::default())?;
-    let job = pb::Job {
-        id: "group".to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::Group(orbit_server::convert::group_to_proto(
-            &problem,
-        ))),
-    };
-    let result = client
-        .solve(job)
-        .await
-        .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
-    let Some(pb::job_result::Result::Group(group)) = result.result else {
+    let pb::job_result::Result::Group(group) = solve_one(
+        client,
+        "group",
+        pb::job::Kind::Group(orbit_server::convert::group_to_proto(&problem)),
+    )
+    .await?
+    else {
         anyhow::bail!("the server answered a group job with another kind of result");
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -10,6 +10,7 @@ mod input;
 mod puzzle;
 mod service;
 mod solve;
+mod unary;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
