@@ -19,7 +19,9 @@
 //! # Ok(()) }
 //! ```
 
+pub mod batch;
 pub mod embedded;
+pub mod endpoints;
 
 pub use orbit_api::v1 as pb;
 
@@ -73,22 +75,27 @@ impl Client {
         address: &str,
         max_message_bytes: usize,
     ) -> Result<Self, ClientError> {
-        let endpoint = Endpoint::from_shared(address.to_string())
-            .map_err(|e| ClientError::BadAddress {
-                address: address.to_string(),
-                reason: e.to_string(),
-            })?
-            .tcp_nodelay(true)
-            // Large jobs would otherwise wait a round trip per 64 KB of HTTP/2 window.
-            .initial_stream_window_size(orbit_server::HTTP2_STREAM_WINDOW)
-            .initial_connection_window_size(orbit_server::HTTP2_CONNECTION_WINDOW);
-        let channel = endpoint
-            .connect()
-            .await
-            .map_err(|source| ClientError::Connect {
-                address: address.to_string(),
-                source,
-            })?;
+        let channel =
+            endpoint(address)?
+                .connect()
+                .await
+                .map_err(|source| ClientError::Connect {
+                    address: address.to_string(),
+                    source,
+                })?;
+        Ok(Self::from_channel(channel, max_message_bytes))
+    }
+
+    /// A client that connects on its first call (and reconnects after a failure) instead of
+    /// now: for spreading work over several servers, some of which may be down at the start.
+    ///
+    /// # Errors
+    /// [`ClientError::BadAddress`] if the address is malformed.
+    pub fn connect_lazy_with_limit(
+        address: &str,
+        max_message_bytes: usize,
+    ) -> Result<Self, ClientError> {
+        let channel = endpoint(address)?.connect_lazy();
         Ok(Self::from_channel(channel, max_message_bytes))
     }
 
@@ -152,4 +159,19 @@ impl Client {
             .await?;
         Ok(response.into_inner().status())
     }
+}
+
+/// The transport settings every Orbit connection uses.
+fn endpoint(address: &str) -> Result<Endpoint, ClientError> {
+    Ok(Endpoint::from_shared(address.to_string())
+        .map_err(|e| ClientError::BadAddress {
+            address: address.to_string(),
+            reason: e.to_string(),
+        })?
+        .tcp_nodelay(true)
+        // A refused or unreachable server should fail the call soon, not after the OS timeout.
+        .connect_timeout(std::time::Duration::from_secs(5))
+        // Large jobs would otherwise wait a round trip per 64 KB of HTTP/2 window.
+        .initial_stream_window_size(orbit_server::HTTP2_STREAM_WINDOW)
+        .initial_connection_window_size(orbit_server::HTTP2_CONNECTION_WINDOW))
 }

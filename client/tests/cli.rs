@@ -281,3 +281,145 @@ fn puzzle_targets_are_streamed_in_chunks_when_messages_are_small() {
         want
     );
 }
+
+/// Two servers in this process (a runtime on its own threads), for the multi-endpoint tests.
+fn two_servers() -> (
+    tokio::runtime::Runtime,
+    Vec<orbit_client::embedded::EmbeddedServer>,
+) {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let servers = runtime.block_on(async {
+        let mut servers = Vec::new();
+        for _ in 0..2 {
+            let config = orbit_server::ServerConfig {
+                workers: Some(1),
+                ..orbit_server::ServerConfig::default()
+            };
+            servers.push(
+                orbit_client::embedded::EmbeddedServer::start(config)
+                    .await
+                    .expect("a server"),
+            );
+        }
+        servers
+    });
+    (runtime, servers)
+}
+
+/// The ids of JSON event lines, sorted.
+fn sorted_ids(lines: &str) -> Vec<String> {
+    let mut ids: Vec<String> = lines
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            v["id"].as_str().expect("an id").to_string()
+        })
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn batch_ids() -> Vec<String> {
+    let batch = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/batch.jsonl"
+    ))
+    .expect("examples/batch.jsonl");
+    sorted_ids(&batch)
+}
+
+#[test]
+fn solve_spreads_a_batch_over_several_servers_even_with_one_down() {
+    let (_runtime, servers) = two_servers();
+    // The second address refuses connections: its share goes to the live servers.
+    let list = format!("{},{}", servers[0].url(), servers[1].url());
+    let out = stdout_of(
+        &[
+            "--server",
+            &list,
+            "--server",
+            "http://127.0.0.1:1",
+            "solve",
+            "--window",
+            "2",
+            "examples/batch.jsonl",
+        ],
+        None,
+    );
+    assert_eq!(sorted_ids(&out), batch_ids());
+    assert!(!out.contains("\"error\""), "{out}");
+}
+
+#[test]
+fn solve_resume_finishes_a_cut_off_batch_and_answers_each_job_once() {
+    let (_runtime, servers) = two_servers();
+    let dir = std::env::temp_dir().join(format!("orbit-resume-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out_path = dir.join("out.jsonl");
+    let out = out_path.to_str().expect("utf-8 path");
+    // A first run, then cut as a crash would: the first three answers kept, a fourth cut off
+    // mid-line, and an UNAVAILABLE error line (a job no server could take) that must be redone.
+    let full = stdout_of(
+        &[
+            "--server",
+            &servers[0].url(),
+            "solve",
+            "examples/batch.jsonl",
+        ],
+        None,
+    );
+    let lines: Vec<&str> = full.lines().collect();
+    let unavailable = serde_json::json!({
+        "id": serde_json::from_str::<serde_json::Value>(lines[4]).expect("JSON")["id"],
+        "error": {"code": 14, "codeName": "UNAVAILABLE", "message": "no server"}
+    });
+    let cut = format!(
+        "{}\n{}\n{}\n{unavailable}\n{}",
+        lines[0],
+        lines[1],
+        lines[2],
+        &lines[3][..lines[3].len() / 2]
+    );
+    std::fs::write(&out_path, cut).expect("write OUT");
+
+    let run = orbit(
+        &[
+            "--server",
+            &servers[1].url(),
+            "solve",
+            "--resume",
+            out,
+            "examples/batch.jsonl",
+        ],
+        None,
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(run.stdout.is_empty(), "answers go to OUT, not stdout");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("3 of 10 jobs already answered"), "{stderr}");
+    let resumed = std::fs::read_to_string(&out_path).expect("OUT");
+    assert_eq!(sorted_ids(&resumed), batch_ids());
+    assert!(resumed.starts_with(&format!("{}\n{}\n{}\n", lines[0], lines[1], lines[2])));
+    assert!(!resumed.contains("UNAVAILABLE"), "{resumed}");
+
+    // Resuming a finished batch sends nothing and changes nothing.
+    let again = orbit(
+        &[
+            "--server",
+            &servers[1].url(),
+            "solve",
+            "--resume",
+            out,
+            "examples/batch.jsonl",
+        ],
+        None,
+    );
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("10 of 10 jobs already answered"));
+    assert_eq!(std::fs::read_to_string(&out_path).expect("OUT"), resumed);
+    let _ = std::fs::remove_dir_all(&dir);
+}

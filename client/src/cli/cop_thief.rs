@@ -3,7 +3,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use orbit_client::{Client, pb};
+use orbit_client::batch::BatchEndpoint;
+use orbit_client::pb;
 use orbit_worker::game::parse_grid_text;
 
 use super::input::read_input;
@@ -11,12 +12,12 @@ use super::unary::solve_one;
 
 /// Parses the grid (for line-numbered errors before anything is sent), solves it over gRPC and
 /// prints `cop N`, `thief N` or `draw`.
-pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub async fn run(endpoints: &[BatchEndpoint], file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
     let grid = parse_grid_text(&text)?;
     let rows = grid.row_strings();
     let pb::job_result::Result::CopThief(answer) = solve_one(
-        client,
+        endpoints,
         "cop-thief",
         pb::job::Kind::CopThief(pb::CopThiefJob {
             rows,

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use orbit_client::{Client, pb};
+use orbit_client::batch::BatchEndpoint;
+use orbit_client::pb;
 use orbit_worker::Limits;
 use orbit_worker::counting::{parse_content, parse_count_group_text};
 
@@ -91,7 +92,7 @@ pub enum Family {
 }
 
 /// Builds the job, solves it over gRPC and prints the count.
-pub async fn run(client: &mut Client, args: CountArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(endpoints: &[BatchEndpoint], args: CountArgs) -> anyhow::Result<ExitCode> {
     use pb::count_job::Family as F;
     let family = match args.family {
         Family::Necklace { n, k } => F::Necklace(pb::NecklaceCount { n, k }),
@@ -149,7 +150,7 @@ pub async fn run(client: &mut Client, args: CountArgs) -> anyhow::Result<ExitCod
         }
     };
     let pb::job_result::Result::Count(count) = solve_one(
-        client,
+        endpoints,
         "count",
         pb::job::Kind::Count(pb::CountJob {
             family: Some(family),

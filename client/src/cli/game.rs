@@ -4,18 +4,19 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use orbit_client::{Client, pb};
+use orbit_client::batch::BatchEndpoint;
+use orbit_client::pb;
 use orbit_worker::game::parse_game_text;
 
 use super::input::read_input;
 use super::unary::solve_one;
 
 /// Parses the graph, solves it over gRPC and prints one line per vertex.
-pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub async fn run(endpoints: &[BatchEndpoint], file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
     let graph = parse_game_text(&text)?;
     let pb::job_result::Result::Game(game) = solve_one(
-        client,
+        endpoints,
         "game",
         pb::job::Kind::Game(orbit_server::convert::game_to_proto(&graph)),
     )

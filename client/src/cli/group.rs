@@ -4,7 +4,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use orbit_client::{Client, pb};
+use orbit_client::batch::BatchEndpoint;
+use orbit_client::pb;
 use orbit_worker::Limits;
 use orbit_worker::group::parse_group_text_with_limits;
 
@@ -13,11 +14,11 @@ use super::unary::solve_one;
 
 /// Parses the `d k q` file, solves it over gRPC and prints the order, then one `Yes`/`No` per
 /// candidate.
-pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub async fn run(endpoints: &[BatchEndpoint], file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
     let problem = parse_group_text_with_limits(&text, &Limits::default())?;
     let pb::job_result::Result::Group(group) = solve_one(
-        client,
+        endpoints,
         "group",
         pb::job::Kind::Group(orbit_server::convert::group_to_proto(&problem)),
     )

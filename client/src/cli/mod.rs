@@ -30,10 +30,12 @@ pub struct Cli {
 /// Flags every command takes.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Server to talk to, e.g. http://127.0.0.1:50051. Without it, an embedded server is started
-    /// in this process on a loopback port.
-    #[arg(long, global = true, env = "ORBIT_SERVER")]
-    pub server: Option<String>,
+    /// Server to talk to, e.g. http://127.0.0.1:50051. Repeat it (or give a comma-separated
+    /// list, or a name that resolves to several addresses) to spread `solve` batches over several
+    /// servers, with a job retried elsewhere when its server fails. Without it, an embedded server
+    /// is started in this process on a loopback port.
+    #[arg(long, global = true, env = "ORBIT_SERVER", value_delimiter = ',')]
+    pub server: Vec<String>,
 
     /// Worker threads of the embedded server (default: the number of cores).
     #[arg(long, global = true)]
@@ -49,10 +51,7 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Solve a batch: jobs as JSON lines (proto3 JSON of orbit.v1.Job), one JSON event line per
     /// job on stdout (its final `result` or `error`). Exit status 1 if any job failed.
-    Solve {
-        /// Input file; `-` or nothing for stdin.
-        file: Option<PathBuf>,
-    },
+    Solve(solve::SolveArgs),
     /// Win/lose/draw on a game graph. Input: `n m`, then m lines `u v` (1-based, a move from u to
     /// v). Prints n lines, vertex 1 first: `win D`, `lose D` or `draw`.
     Game {
@@ -98,14 +97,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let connection = connection::Connection::open(&global).await?;
     let mut client = connection.client().clone();
     let outcome = match command {
-        Command::Solve { file } => solve::run(&mut client, file.as_deref()).await,
-        Command::Game { file } => game::run(&mut client, file.as_deref()).await,
-        Command::Group { file } => group::run(&mut client, file.as_deref()).await,
-        Command::Count(args) => count::run(&mut client, args).await,
+        Command::Solve(args) => solve::run(connection.endpoints(), &args, &global).await,
+        Command::Game { file } => game::run(connection.endpoints(), file.as_deref()).await,
+        Command::Group { file } => group::run(connection.endpoints(), file.as_deref()).await,
+        Command::Count(args) => count::run(connection.endpoints(), args).await,
         Command::Puzzle { file } => {
             puzzle::run(&mut client, file.as_deref(), global.max_message_bytes).await
         }
-        Command::CopThief { file } => cop_thief::run(&mut client, file.as_deref()).await,
+        Command::CopThief { file } => cop_thief::run(connection.endpoints(), file.as_deref()).await,
         Command::Health { service } => service::health(&mut client, &service).await,
         Command::Info => service::info(&mut client).await,
     };

@@ -1,24 +1,54 @@
-//! `orbit solve`: a batch of JSON-lines jobs through one `SolveStream`.
+//! `orbit solve`: a batch of JSON-lines jobs, through `SolveStream`s on one or more servers.
 //!
 //! Output: one line per job, the proto3 JSON of its final `JobEvent` — `{"id":…,"result":{…}}` or
 //! `{"id":…,"error":{"code":3,"codeName":"INVALID_ARGUMENT","message":"…"}}` — in completion order.
 //! A line that is not a valid job gets an error line too (id from the line if it has one, else
-//! `line N`), so every input line gets exactly one output line.
+//! `line N`), so every input line gets exactly one output line. With several servers the batch is
+//! spread over them and a job whose server fails is solved on another (`orbit_client::batch`).
 
 use std::collections::HashMap;
-use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use futures::StreamExt;
+use anyhow::Context;
+use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use orbit_client::{Client, pb};
+use orbit_client::batch::{BatchEndpoint, BatchEvent, BatchOptions, solve_batch};
+use orbit_client::pb;
 
+use super::GlobalArgs;
 use super::input::read_input;
 
-/// Parses the batch, streams it, prints the final events; exit 1 if any job failed.
-pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let text = read_input(file)?;
+/// `orbit solve` flags.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// Input file; `-` or nothing for stdin.
+    pub file: Option<PathBuf>,
+
+    /// Write the answers to OUT.jsonl (appending) instead of stdout, first skipping every job
+    /// already answered there: re-running the same command after a crash finishes the batch
+    /// where it stopped. A cut-off last line, and jobs that failed only because no server could
+    /// take them (UNAVAILABLE, CANCELLED), are dropped from OUT and solved again.
+    #[arg(long, value_name = "OUT.jsonl")]
+    pub resume: Option<PathBuf>,
+
+    /// Jobs in flight per server.
+    #[arg(long, default_value_t = BatchOptions::default().window)]
+    pub window: usize,
+}
+
+/// Parses the batch, spreads it over the endpoints, prints the final events; exit 1 if any job
+/// failed.
+pub async fn run(
+    endpoints: &[BatchEndpoint],
+    args: &SolveArgs,
+    global: &GlobalArgs,
+) -> anyhow::Result<ExitCode> {
+    if args.window == 0 {
+        anyhow::bail!("--window must be at least 1");
+    }
+    let text = read_input(args.file.as_deref())?;
     let mut jobs = Vec::new();
     let mut rejected = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -35,74 +65,83 @@ pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<Exi
             )),
         }
     }
+    drop(text);
 
-    let bar = progress_bar(jobs.len() + rejected.len());
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut failed = rejected.len();
+    let mut failed = 0;
+    let mut out: Box<dyn Write> = match &args.resume {
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+        Some(path) => {
+            let done = Answered::load(path)?;
+            failed += done.failed;
+            let before = jobs.len() + rejected.len();
+            let mut skip = done.ids;
+            jobs.retain(|job| !take_one(&mut skip, &job.id));
+            rejected.retain(|event| !take_one(&mut skip, &event.id));
+            eprintln!(
+                "orbit: resuming {}: {} of {before} jobs already answered",
+                path.display(),
+                before - jobs.len() - rejected.len()
+            );
+            Box::new(std::io::BufWriter::new(done.file))
+        }
+    };
+
+    let total = jobs.len() + rejected.len();
+    let bar = progress_bar(total);
     for event in &rejected {
+        failed += 1;
         writeln!(out, "{}", serde_json::to_string(event)?)?;
         bar.inc(1);
     }
-
-    // Ids still owed a final event (a multiset: ids need not be unique).
-    let mut pending: HashMap<String, usize> = HashMap::new();
-    for job in &jobs {
-        *pending.entry(job.id.clone()).or_default() += 1;
-    }
-    let mut events = client.solve_stream(futures::stream::iter(jobs)).await?;
-    let mut broken = None;
-    while let Some(event) = events.next().await {
-        let event = match event {
-            Ok(e) => e,
-            Err(status) => {
-                broken = Some(status);
-                break;
-            }
+    out.flush()?;
+    let expected = jobs.len();
+    if expected > 0 {
+        let options = BatchOptions {
+            window: args.window,
+            max_message_bytes: global.max_message_bytes,
+            ..BatchOptions::default()
         };
-        match &event.event {
-            Some(pb::job_event::Event::Result(_)) | Some(pb::job_event::Event::Error(_)) => {
-                if matches!(event.event, Some(pb::job_event::Event::Error(_))) {
-                    failed += 1;
-                }
-                if let Some(n) = pending.get_mut(&event.id) {
-                    *n -= 1;
-                    if *n == 0 {
-                        pending.remove(&event.id);
+        let mut events = solve_batch(endpoints.to_vec(), jobs, options);
+        let mut answered = 0;
+        let mut retried = 0usize;
+        while answered < expected {
+            let Some(event) = events.recv().await else {
+                anyhow::bail!(
+                    "the batch ended with {} jobs unanswered",
+                    expected - answered
+                );
+            };
+            match event {
+                BatchEvent::Final(event) => {
+                    answered += 1;
+                    if matches!(event.event, Some(pb::job_event::Event::Error(_))) {
+                        failed += 1;
+                    }
+                    writeln!(out, "{}", serde_json::to_string(&event)?)?;
+                    bar.inc(1);
+                    // Keep the file current so that a crash loses as little as possible.
+                    if events.is_empty() {
+                        out.flush()?;
                     }
                 }
-                writeln!(out, "{}", serde_json::to_string(&event)?)?;
-                bar.inc(1);
+                BatchEvent::Progress(event) => {
+                    if let Some(pb::job_event::Event::Progress(p)) = &event.event {
+                        bar.set_message(format!("{}: {:.0}%", event.id, p.fraction * 100.0));
+                    }
+                }
+                BatchEvent::Retry { .. } => retried += 1,
+                BatchEvent::EndpointDown { address, reason } => bar.suspend(|| {
+                    eprintln!(
+                        "orbit: giving up on {address}: {}; its jobs go to the other servers",
+                        super::input::status_text(&reason)
+                    )
+                }),
             }
-            Some(pb::job_event::Event::Progress(p)) => {
-                bar.set_message(format!("{}: {:.0}%", event.id, p.fraction * 100.0))
-            }
-            Some(pb::job_event::Event::Queued(_)) | None => {}
         }
-    }
-    // The stream ended early (server gone, transport error): every unanswered job gets an error
-    // line, so nothing the caller sent is silently lost.
-    if !pending.is_empty() {
-        let (code, name, why) = match &broken {
-            Some(s) => (
-                s.code() as i32,
-                orbit_server::error::code_name(s.code()),
-                s.message().to_string(),
-            ),
-            None => (
-                14,
-                "UNAVAILABLE",
-                "the stream ended before this job was answered".to_string(),
-            ),
-        };
-        for (id, n) in pending {
-            for _ in 0..n {
-                failed += 1;
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string(&error_event(id.clone(), code, name, why.clone()))?
-                )?;
-            }
+        if retried > 0 {
+            bar.suspend(|| {
+                eprintln!("orbit: {retried} sends were lost by a server and retried on another")
+            });
         }
     }
     out.flush()?;
@@ -112,6 +151,95 @@ pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<Exi
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Removes one occurrence of `id` from the multiset; whether there was one.
+fn take_one(ids: &mut HashMap<String, usize>, id: &str) -> bool {
+    match ids.get_mut(id) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// What an earlier run left in the `--resume` file.
+struct Answered {
+    /// Ids with a final answer, counted (ids need not be unique).
+    ids: HashMap<String, usize>,
+    /// How many of those answers are errors.
+    failed: usize,
+    /// The file, cut to its kept lines and open for appending.
+    file: std::fs::File,
+}
+
+impl Answered {
+    /// Reads `path` (a missing file is an empty one), keeps its complete final-event lines except
+    /// UNAVAILABLE/CANCELLED errors, rewrites it with those if anything was dropped, and opens it
+    /// for appending.
+    fn load(path: &Path) -> anyhow::Result<Self> {
+        let mut ids = HashMap::new();
+        let mut failed = 0;
+        let mut kept = Vec::new();
+        let mut dropped = false;
+        match std::fs::File::open(path) {
+            Ok(file) => {
+                let mut reader = std::io::BufReader::new(file);
+                let mut line = String::new();
+                loop {
+                    line.clear();
+                    let read = reader
+                        .read_line(&mut line)
+                        .with_context(|| format!("cannot read {}", path.display()))?;
+                    if read == 0 {
+                        break;
+                    }
+                    let complete = line.ends_with('\n');
+                    let event = serde_json::from_str::<pb::JobEvent>(line.trim_end())
+                        .ok()
+                        .filter(|_| complete);
+                    let keep = match event.as_ref().and_then(|e| e.event.as_ref()) {
+                        Some(pb::job_event::Event::Result(_)) => true,
+                        Some(pb::job_event::Event::Error(e)) => {
+                            let code = tonic::Code::from_i32(e.code);
+                            let retry =
+                                matches!(code, tonic::Code::Unavailable | tonic::Code::Cancelled);
+                            if !retry {
+                                failed += 1;
+                            }
+                            !retry
+                        }
+                        _ => false,
+                    };
+                    match (keep, event) {
+                        (true, Some(event)) => {
+                            *ids.entry(event.id).or_insert(0) += 1;
+                            kept.push(line.clone());
+                        }
+                        _ => dropped = true,
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot read {}", path.display()));
+            }
+        }
+        if dropped {
+            let temporary = path.with_extension("resume-tmp");
+            std::fs::write(&temporary, kept.concat())
+                .with_context(|| format!("cannot write {}", temporary.display()))?;
+            std::fs::rename(&temporary, path)
+                .with_context(|| format!("cannot replace {}", path.display()))?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open {} for appending", path.display()))?;
+        Ok(Self { ids, failed, file })
+    }
 }
 
 /// The id of a line that failed to parse as a job: its `"id"` if it is JSON with one, else
