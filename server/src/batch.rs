@@ -7,12 +7,20 @@
 //! bounded by the window. When the client cancels or disconnects, the loop ends and its `Drop`
 //! cancels the jobs it still has in flight.
 //!
+//! A client that keeps the stream open but stops reading would otherwise hold its window of
+//! answers in memory for as long as it likes: when no event can be handed over for
+//! [`StreamSettings::stall_timeout`], the stream ends with RESOURCE_EXHAUSTED (sent through a
+//! slot of the outbound buffer reserved for that last word) and its jobs in flight are cancelled.
+//! Workers never wait for a client either way: answers reach the loop through an unbounded
+//! channel fed from the worker threads.
+//!
 //! Per job, the worker's answer is converted to its final event on the worker thread and pushed
 //! into the loop's channel: no task, timer or lock per job on the async side (a timer only for
 //! jobs with a deadline).
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use orbit_api::v1 as pb;
 use orbit_worker::context::ProgressSink;
@@ -27,29 +35,85 @@ use crate::error::{ServiceError, code_name};
 use crate::service::accept;
 
 /// How long a closing stream waits for its client to take the last events.
-const CLOSING_FLUSH: std::time::Duration = std::time::Duration::from_secs(1);
+const CLOSING_FLUSH: Duration = Duration::from_secs(1);
 
 /// Events buffered towards the client before the loop waits for it to read.
 const OUTBOUND_BUFFER: usize = 256;
+
+/// Per-stream settings, from the server's flags.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamSettings {
+    /// Jobs in flight (queued or running) before the loop stops reading more.
+    pub window: usize,
+    /// How long the loop waits for a client to take an event before giving up on it.
+    pub stall_timeout: Duration,
+}
 
 /// Starts the loop for one stream and returns the events for tonic to send.
 pub fn spawn(
     dispatcher: Arc<Dispatcher>,
     inbound: Streaming<pb::Job>,
-    window: usize,
+    settings: StreamSettings,
     closing: watch::Receiver<bool>,
 ) -> ReceiverStream<Result<pb::JobEvent, Status>> {
-    let (out_tx, out_rx) = mpsc::channel(OUTBOUND_BUFFER);
+    // One slot more than the buffer: the reserved last word.
+    let (out_tx, out_rx) = mpsc::channel(OUTBOUND_BUFFER + 1);
     let (notes_tx, notes_rx) = mpsc::unbounded_channel();
     let batch = Batch {
         dispatcher,
-        window: window.max(1),
+        window: settings.window.max(1),
         notes_tx,
         inflight: HashMap::new(),
         next_seq: 0,
     };
-    tokio::spawn(batch.drive(inbound, notes_rx, closing, out_tx));
+    tokio::spawn(async move {
+        let Ok(last_word) = out_tx.clone().reserve_owned().await else {
+            return;
+        };
+        let out = Outbound {
+            tx: out_tx,
+            last_word: Some(last_word),
+            stall_timeout: settings.stall_timeout,
+        };
+        batch.drive(inbound, notes_rx, closing, out).await;
+    });
     ReceiverStream::new(out_rx)
+}
+
+/// The events towards the client, with the stall rule.
+struct Outbound {
+    tx: mpsc::Sender<Result<pb::JobEvent, Status>>,
+    /// A buffer slot kept free for the status that ends a stalled stream.
+    last_word: Option<mpsc::OwnedPermit<Result<pb::JobEvent, Status>>>,
+    stall_timeout: Duration,
+}
+
+impl Outbound {
+    /// Hands `item` to the client; `false` if the client is gone or stalled (the stream is over).
+    async fn send(&mut self, item: Result<pb::JobEvent, Status>) -> bool {
+        match tokio::time::timeout(self.stall_timeout, self.tx.send(item)).await {
+            Ok(sent) => sent.is_ok(),
+            Err(_) => {
+                tracing::warn!(
+                    stall_s = self.stall_timeout.as_secs_f64(),
+                    "SolveStream: the client stopped reading; closing the stream"
+                );
+                if let Some(permit) = self.last_word.take() {
+                    permit.send(Err(Status::resource_exhausted(format!(
+                        "the client read no event for {:.1} s (--stall-timeout): the stream is \
+                         closed and its jobs in flight are cancelled",
+                        self.stall_timeout.as_secs_f64()
+                    ))));
+                }
+                false
+            }
+        }
+    }
+
+    /// Resolves when the client has gone away.
+    async fn closed(&self) {
+        self.tx.closed().await;
+    }
 }
 
 /// What job callbacks (on worker threads) tell the loop.
@@ -96,7 +160,7 @@ impl Batch {
         mut inbound: Streaming<pb::Job>,
         mut notes: mpsc::UnboundedReceiver<Note>,
         mut closing: watch::Receiver<bool>,
-        out: mpsc::Sender<Result<pb::JobEvent, Status>>,
+        mut out: Outbound,
     ) {
         let mut inbound_open = true;
         loop {
@@ -112,7 +176,7 @@ impl Batch {
                     let flush = async {
                         while let Ok(note) = notes.try_recv() {
                             let (Note::Progress(event) | Note::Final { event, .. }) = note;
-                            if out.send(Ok(event)).await.is_err() {
+                            if !out.send(Ok(event)).await {
                                 return;
                             }
                         }
@@ -131,13 +195,13 @@ impl Batch {
                             event
                         }
                     };
-                    if out.send(Ok(event)).await.is_err() {
+                    if !out.send(Ok(event)).await {
                         return;
                     }
                 }
                 message = inbound.message(), if inbound_open && self.inflight.len() < self.window => match message {
                     Ok(Some(job)) => {
-                        if !self.start(job, &out).await {
+                        if !self.start(job, &mut out).await {
                             return;
                         }
                     }
@@ -146,7 +210,7 @@ impl Batch {
                         // The request stream broke (e.g. an oversized message): report it and stop;
                         // `Drop` cancels what was in flight.
                         let status = crate::layers::message_limit::oversize_to_resource_exhausted(&status).unwrap_or(status);
-                        let _ = out.send(Err(status)).await;
+                        out.send(Err(status)).await;
                         return;
                     }
                 },
@@ -156,14 +220,10 @@ impl Batch {
 
     /// Accepts one job: validates it, waits for a queue slot, submits it. Errors become final
     /// `JobError` events right away. Returns `false` if the client is gone.
-    async fn start(
-        &mut self,
-        job: pb::Job,
-        out: &mpsc::Sender<Result<pb::JobEvent, Status>>,
-    ) -> bool {
+    async fn start(&mut self, job: pb::Job, out: &mut Outbound) -> bool {
         let request = match accept(job, &self.dispatcher) {
             Ok(r) => r,
-            Err((id, e)) => return out.send(Ok(error_event(id, &e))).await.is_ok(),
+            Err((id, e)) => return out.send(Ok(error_event(id, &e))).await,
         };
         let convert::JobRequest {
             id,
@@ -174,7 +234,7 @@ impl Batch {
         let span = job_span(&id, spec.kind());
         let admission = match self.dispatcher.admit().await {
             Ok(a) => a,
-            Err(e) => return out.send(Ok(error_event(id, &e))).await.is_ok(),
+            Err(e) => return out.send(Ok(error_event(id, &e))).await,
         };
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -199,7 +259,7 @@ impl Batch {
                 });
         let submitted = match submitted {
             Ok(s) => s,
-            Err(e) => return out.send(Ok(error_event(id, &e))).await.is_ok(),
+            Err(e) => return out.send(Ok(error_event(id, &e))).await,
         };
         let timer = deadline.map(|budget| {
             let submitted = submitted.clone();
@@ -215,7 +275,7 @@ impl Batch {
             id,
             event: Some(pb::job_event::Event::Queued(pb::Queued { queue_depth })),
         };
-        out.send(Ok(queued)).await.is_ok()
+        out.send(Ok(queued)).await
     }
 }
 

@@ -42,6 +42,12 @@ pub struct ServerConfig {
     #[arg(long, env = "ORBIT_STREAM_WINDOW", default_value_t = 256)]
     pub stream_window: usize,
 
+    /// Seconds a stream may go without taking an event the server has ready before it is closed
+    /// (RESOURCE_EXHAUSTED) and its jobs in flight are cancelled: a client that stops reading
+    /// cannot hold answers, and the jobs behind them, for ever.
+    #[arg(long, env = "ORBIT_STALL_TIMEOUT", default_value_t = 60.0)]
+    pub stall_timeout: f64,
+
     /// Seconds running jobs get to finish after SIGINT/SIGTERM before they are cancelled.
     #[arg(long, env = "ORBIT_SHUTDOWN_GRACE", default_value_t = 10.0)]
     pub shutdown_grace: f64,
@@ -88,6 +94,7 @@ impl Default for ServerConfig {
             threads_per_job: None,
             queue_capacity: 1024,
             stream_window: 256,
+            stall_timeout: 60.0,
             shutdown_grace: 10.0,
             log_format: LogFormat::Text,
             max_message_bytes: 64 * 1024 * 1024,
@@ -115,7 +122,12 @@ impl ServerConfig {
 
     /// The shutdown grace period.
     pub fn grace(&self) -> Duration {
-        Duration::from_secs_f64(self.shutdown_grace.max(0.0))
+        seconds(self.shutdown_grace)
+    }
+
+    /// How long a stream may stall; see `--stall-timeout`.
+    pub fn stall_timeout(&self) -> Duration {
+        seconds(self.stall_timeout)
     }
 
     /// The solver limits.
@@ -135,4 +147,12 @@ impl ServerConfig {
             ..defaults
         }
     }
+}
+
+/// A flag's seconds as a duration: negative or NaN is zero, too large (or infinite) is "for ever".
+fn seconds(value: f64) -> Duration {
+    if value.is_nan() || value <= 0.0 {
+        return Duration::ZERO;
+    }
+    Duration::try_from_secs_f64(value).unwrap_or(Duration::MAX)
 }

@@ -42,6 +42,12 @@ pub const HTTP2_STREAM_WINDOW: u32 = 4 << 20;
 /// See [`HTTP2_STREAM_WINDOW`].
 pub const HTTP2_CONNECTION_WINDOW: u32 = 16 << 20;
 
+/// How often an idle connection is pinged, and how long the answer may take before the
+/// connection is dropped.
+const HTTP2_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(30);
+/// See [`HTTP2_KEEPALIVE_INTERVAL`].
+const HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// The fully qualified name health checks use for the Orbit service.
 pub const SERVICE_NAME: &str = "orbit.v1.Orbit";
 
@@ -77,7 +83,10 @@ pub async fn run(
     let service = OrbitService::new(
         Arc::clone(&dispatcher),
         closing_rx,
-        config.stream_window,
+        batch::StreamSettings {
+            window: config.stream_window,
+            stall_timeout: config.stall_timeout(),
+        },
         config.max_message_bytes,
     );
     let orbit = OrbitServer::new(service)
@@ -93,6 +102,10 @@ pub async fn run(
         // windows would cost a round trip per 64 KB.
         .initial_stream_window_size(HTTP2_STREAM_WINDOW)
         .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
+        // A peer that vanished without closing (a cut network, a frozen VM) is noticed by pings,
+        // so its streams end and their jobs are cancelled instead of waiting for ever.
+        .http2_keepalive_interval(Some(HTTP2_KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(HTTP2_KEEPALIVE_TIMEOUT))
         .layer(layers::message_limit::MessageLimitLayer)
         .add_service(health_service)
         .add_service(reflection_v1)

@@ -22,7 +22,7 @@ pub struct OrbitService {
     dispatcher: Arc<Dispatcher>,
     /// Flips to `true` when the grace period is over: open streams end.
     closing: watch::Receiver<bool>,
-    stream_window: usize,
+    streams: crate::batch::StreamSettings,
     max_message_bytes: usize,
 }
 
@@ -31,13 +31,16 @@ impl OrbitService {
     pub fn new(
         dispatcher: Arc<Dispatcher>,
         closing: watch::Receiver<bool>,
-        stream_window: usize,
+        streams: crate::batch::StreamSettings,
         max_message_bytes: usize,
     ) -> Self {
         Self {
             dispatcher,
             closing,
-            stream_window: stream_window.max(1),
+            streams: crate::batch::StreamSettings {
+                window: streams.window.max(1),
+                ..streams
+            },
             max_message_bytes,
         }
     }
@@ -97,7 +100,7 @@ impl Orbit for OrbitService {
         let events = crate::batch::spawn(
             Arc::clone(&self.dispatcher),
             inbound,
-            self.stream_window,
+            self.streams,
             self.closing.clone(),
         );
         Ok(Response::new(Box::pin(events)))
@@ -112,7 +115,7 @@ impl Orbit for OrbitService {
             version: env!("CARGO_PKG_VERSION").to_string(),
             workers: d.workers() as u32,
             queue_capacity: d.queue_capacity() as u32,
-            stream_window: self.stream_window as u32,
+            stream_window: self.streams.window as u32,
             limits: Some(convert::limits_to_proto(d.limits(), self.max_message_bytes)),
             job_kinds: JobSpec::KINDS.iter().map(|k| (*k).to_string()).collect(),
             queue_depth: d.queue_depth() as u32,

@@ -534,3 +534,78 @@ async fn shutdown_cancels_jobs_that_outlast_the_grace_period() {
     assert_eq!(err.code(), Code::Cancelled, "{err:?}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_stream_that_stops_reading_is_closed_and_pins_no_worker() {
+    let server = TestServer::start(ServerConfig {
+        stall_timeout: 1.0,
+        ..config(2, 64)
+    })
+    .await;
+    // A raw client with HTTP/2's default 64 KB windows, so that unread answers push back soon.
+    let channel = tonic::transport::Endpoint::from_shared(server.url.clone())
+        .expect("valid url")
+        .connect()
+        .await
+        .expect("connect");
+    let mut stalled = orbit_api::v1::orbit_client::OrbitClient::new(channel);
+    // Answers of ~100 KB each (every vertex of a 20,000-vertex path); far more than the buffers.
+    let path: Vec<(u32, u32)> = (0..19_999).map(|v| (v, v + 1)).collect();
+    let jobs: Vec<pb::Job> = (0..2_000)
+        .map(|i| game_job(&format!("big-{i}"), 20_000, &path))
+        .collect();
+    let mut events = stalled
+        .solve_stream(futures::stream::iter(jobs))
+        .await
+        .expect("the stream starts")
+        .into_inner();
+    // Not reading `events` now. Meanwhile the workers serve other callers.
+    let mut other = server.client().await;
+    for i in 0..20 {
+        let result = tokio::time::timeout(
+            Duration::from_secs(10),
+            other.solve(game_job(&format!("other-{i}"), 2, &[(0, 1)])),
+        )
+        .await
+        .expect("a worker is free for other callers")
+        .expect("solved");
+        assert!(result.result.is_some());
+    }
+    // After the stall timeout the server gives up on the stream: what it had buffered, then
+    // RESOURCE_EXHAUSTED saying why. Far fewer than the 2,000 jobs were ever answered.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut finals = std::collections::HashSet::new();
+    let status = loop {
+        match tokio::time::timeout(Duration::from_secs(10), events.next())
+            .await
+            .expect("the closed stream ends")
+        {
+            Some(Ok(event)) => {
+                if matches!(event.event, Some(pb::job_event::Event::Result(_))) {
+                    assert!(
+                        finals.insert(event.id.clone()),
+                        "{} answered twice",
+                        event.id
+                    );
+                }
+            }
+            Some(Err(status)) => break status,
+            None => panic!("the stream ended without saying why"),
+        }
+    };
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(status.message().contains("stall-timeout"), "{status:?}");
+    assert!(finals.len() < 1_000, "{} answers", finals.len());
+    // Nothing of the stalled stream is left running or queued.
+    let mut client = server.client().await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let info = client.info().await.expect("info");
+        if info.busy_workers == 0 && info.queue_depth == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still busy: {info:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.stop().await;
+}
