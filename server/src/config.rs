@@ -32,6 +32,12 @@ pub struct ServerConfig {
     #[arg(long, env = "ORBIT_THREADS_PER_JOB")]
     pub threads_per_job: Option<usize>,
 
+    /// Unix nice value of the worker threads (0-19). Above 0, the async runtime (health checks,
+    /// reading jobs, sending answers) preempts the solvers, so a server with every worker busy
+    /// still answers at once.
+    #[arg(long, env = "ORBIT_WORKER_NICE", default_value_t = 10, value_parser = clap::value_parser!(i32).range(0..=19))]
+    pub worker_nice: i32,
+
     /// Jobs that may wait in the shared queue. A unary call finding it full gets
     /// RESOURCE_EXHAUSTED; a stream waits for room.
     #[arg(long, env = "ORBIT_QUEUE_CAPACITY", default_value_t = 1024)]
@@ -92,6 +98,7 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 50051)),
             workers: None,
             threads_per_job: None,
+            worker_nice: 10,
             queue_capacity: 1024,
             stream_window: 256,
             stall_timeout: 60.0,

@@ -94,14 +94,19 @@ impl Drop for JobTicket {
 }
 
 impl Dispatcher {
-    /// Starts the worker pool.
+    /// Starts the worker pool, its threads at nice value `worker_nice`.
     ///
     /// # Errors
     /// If worker threads cannot be spawned.
-    pub fn new(workers: usize, queue_capacity: usize, limits: Limits) -> std::io::Result<Self> {
+    pub fn new(
+        workers: usize,
+        queue_capacity: usize,
+        worker_nice: i32,
+        limits: Limits,
+    ) -> std::io::Result<Self> {
         let queue_capacity = queue_capacity.max(1);
         Ok(Self {
-            pool: WorkerPool::new(workers, queue_capacity)?,
+            pool: WorkerPool::with_nice(workers, queue_capacity, worker_nice)?,
             queue_slots: Arc::new(Semaphore::new(queue_capacity)),
             limits: Arc::new(limits),
             inflight: Arc::default(),

@@ -64,6 +64,7 @@ pub async fn run(
     let dispatcher = Arc::new(Dispatcher::new(
         workers,
         config.queue_capacity,
+        config.worker_nice,
         config.limits(),
     )?);
 

@@ -12,6 +12,7 @@ pub mod group;
 pub mod job;
 pub mod limits;
 pub mod pool;
+pub mod priority;
 pub mod puzzle;
 
 pub use context::{CancelFlag, SolveContext};

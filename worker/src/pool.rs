@@ -121,11 +121,21 @@ impl<T: Send + 'static> std::fmt::Debug for Queued<T> {
 }
 
 impl<T: Send + 'static> WorkerPool<T> {
-    /// Starts `workers` threads (at least 1) behind a queue of `capacity` tasks (at least 1).
+    /// Starts `workers` threads (at least 1) behind a queue of `capacity` tasks (at least 1), at
+    /// normal priority.
     ///
     /// # Errors
     /// If the OS refuses to spawn a thread.
     pub fn new(workers: usize, capacity: usize) -> std::io::Result<Self> {
+        Self::with_nice(workers, capacity, 0)
+    }
+
+    /// Like [`new`](Self::new), with the worker threads at Unix nice value `nice` (see
+    /// [`crate::priority`]): a server gives its workers a lower priority than its I/O.
+    ///
+    /// # Errors
+    /// If the OS refuses to spawn a thread.
+    pub fn with_nice(workers: usize, capacity: usize, nice: i32) -> std::io::Result<Self> {
         let workers = workers.max(1);
         let capacity = capacity.max(1);
         let (sender, receiver) = crossbeam_channel::bounded::<Queued<T>>(capacity);
@@ -137,7 +147,12 @@ impl<T: Send + 'static> WorkerPool<T> {
             stats.alive.fetch_add(1, Ordering::SeqCst);
             let handle = std::thread::Builder::new()
                 .name(format!("orbit-worker-{i}"))
-                .spawn(move || worker_loop(receiver, stats))?;
+                .spawn(move || {
+                    if nice != 0 {
+                        crate::priority::set_current_thread_nice(nice);
+                    }
+                    worker_loop(receiver, stats)
+                })?;
             threads.push(handle);
         }
         Ok(Self {
@@ -317,6 +332,28 @@ mod tests {
         let mut got: Vec<u64> = rx.iter().map(|f| f.outcome.expect("ok")).collect();
         got.sort_unstable();
         assert_eq!(got, (0..10).map(|i| i * i).collect::<Vec<_>>());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn workers_run_at_the_nice_value_asked_for() {
+        let base = crate::priority::current_thread_nice().expect("readable");
+        let nice = (base + 7).min(19);
+        let pool = WorkerPool::<Option<i32>>::with_nice(2, 4, nice).expect("spawn");
+        let (tx, rx) = unbounded();
+        for _ in 0..4 {
+            let task = Task::new(
+                SolveContext::detached(),
+                Box::new(|_| Ok(crate::priority::current_thread_nice())),
+                reply_to(tx.clone()),
+            );
+            pool.try_submit(task).expect("queue has room");
+        }
+        drop(tx);
+        for finished in rx.iter() {
+            assert_eq!(finished.outcome.expect("ok"), Some(nice));
+        }
+        assert_eq!(crate::priority::current_thread_nice(), Some(base));
     }
 
     #[test]

@@ -29,6 +29,8 @@ impl Connection {
                 workers: args.workers,
                 max_message_bytes: args.max_message_bytes,
                 shutdown_grace: 0.0,
+                // The solvers serve only this process: no reason to yield to anything.
+                worker_nice: 0,
                 ..ServerConfig::default()
             };
             let server = EmbeddedServer::start(config)
