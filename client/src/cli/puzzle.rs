@@ -16,7 +16,15 @@ use orbit_worker::puzzle::{PuzzleProblem, parse_puzzle_text};
 
 use super::input::{read_input, status_text};
 
+/// Every gRPC implementation accepts messages of this size by default.
+const GRPC_DEFAULT_MESSAGE_BYTES: usize = 4 << 20;
+
 /// Parses the `n m q` file, solves it over gRPC and prints one `Yes`/`No` per target.
+///
+/// A problem that fits in one message of the size every server accepts (the contest sizes do)
+/// goes as one unary call, without asking the server for its limit first: one round trip instead
+/// of three. Bigger ones, or one the server refuses as too large, are chunked to the server's
+/// `ServerInfo` limit and streamed.
 pub async fn run(
     client: &mut Client,
     file: Option<&Path>,
@@ -25,13 +33,28 @@ pub async fn run(
     let text = read_input(file)?;
     let problem = parse_puzzle_text(&text)?;
     drop(text);
+    let small = GRPC_DEFAULT_MESSAGE_BYTES.min(max_message_bytes) / 4 * 3;
+    if encoded_bytes_bound(&problem) <= small {
+        let job = chunk_jobs(problem.clone(), small)
+            .pop()
+            .expect("a problem is at least one job");
+        match client.solve(job).await {
+            Ok(pb::JobResult {
+                result: Some(pb::job_result::Result::Puzzle(p)),
+                ..
+            }) => return print_answers(std::iter::once(p.reachable)),
+            Ok(_) => anyhow::bail!("the server answered a puzzle job with another kind of result"),
+            Err(status) if status.code() == tonic::Code::ResourceExhausted => {}
+            Err(status) => anyhow::bail!(status_text(&status)),
+        }
+    }
     let info = client
         .info()
         .await
         .map_err(|s| anyhow::anyhow!(status_text(&s)))?;
     let server_limit = info
         .limits
-        .map_or(4 << 20, |l| l.max_message_bytes as usize);
+        .map_or(GRPC_DEFAULT_MESSAGE_BYTES, |l| l.max_message_bytes as usize);
     // Three quarters of the smaller limit, leaving room for the estimate's slack.
     let chunk_bytes = server_limit.min(max_message_bytes) / 4 * 3;
     let chunks = chunk_jobs(problem, chunk_bytes);
@@ -66,15 +89,36 @@ pub async fn run(
             | None => {}
         }
     }
+    let chunks = answers
+        .into_iter()
+        .enumerate()
+        .map(|(i, chunk)| chunk.ok_or_else(|| anyhow::anyhow!("no answer for targets chunk {i}")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    print_answers(chunks)
+}
+
+/// Prints one `Yes`/`No` line per target, chunk after chunk.
+fn print_answers(chunks: impl IntoIterator<Item = Vec<bool>>) -> anyhow::Result<ExitCode> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for (i, chunk) in answers.into_iter().enumerate() {
-        let chunk = chunk.ok_or_else(|| anyhow::anyhow!("no answer for targets chunk {i}"))?;
+    for chunk in chunks {
         for reachable in chunk {
             writeln!(out, "{}", if reachable { "Yes" } else { "No" })?;
         }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// An upper bound of the whole problem's encoded size as one job (see [`chunk_jobs`]).
+fn encoded_bytes_bound(problem: &PuzzleProblem) -> usize {
+    let (base, per_target) = bytes_bounds(problem.n, problem.edges.len(), problem.start.len());
+    base + per_target * problem.targets.len()
+}
+
+/// Upper bounds of the encoded sizes of a job's fixed part and of one target: 5 bytes per
+/// varint, plus tags and lengths.
+fn bytes_bounds(n: u32, edges: usize, start: usize) -> (usize, usize) {
+    (16 + edges * 14 + start * 5, 8 + n as usize * 5)
 }
 
 /// Splits the problem into jobs of at most `chunk_bytes` (estimated from above), each with the
@@ -87,9 +131,7 @@ fn chunk_jobs(problem: PuzzleProblem, chunk_bytes: usize) -> Vec<pb::Job> {
         start,
         targets,
     } = problem;
-    // Upper bounds of the encoded sizes: 5 bytes per varint, plus tags and lengths.
-    let base_bytes = 16 + edges.len() * 14 + start.len() * 5;
-    let target_bytes = 8 + n as usize * 5;
+    let (base_bytes, target_bytes) = bytes_bounds(n, edges.len(), start.len());
     let per_chunk = (chunk_bytes.saturating_sub(base_bytes) / target_bytes).max(1);
     let job = |index: usize, targets: Vec<Vec<u32>>| pb::Job {
         id: index.to_string(),
