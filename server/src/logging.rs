@@ -1,6 +1,8 @@
 //! Log set-up: tracing-subscriber with an `RUST_LOG` filter (default `info`) and text or JSON lines
 //! on stderr. Each job runs in a span (`job{id, kind, queue_ms, run_ms, outcome}`).
 
+use std::io::IsTerminal;
+
 use tracing_subscriber::EnvFilter;
 
 use crate::config::LogFormat;
@@ -12,7 +14,9 @@ pub fn init(format: LogFormat, default_filter: &str) {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        // Colour codes only for a terminal, not in files or log collectors.
+        .with_ansi(std::io::stderr().is_terminal());
     let _ = match format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder
