@@ -31,6 +31,20 @@ pub struct JobRequest {
     pub progress: bool,
 }
 
+/// The name of a protobuf job's kind, as `JobSpec::kind` names it, or
+/// [`NO_KIND`](crate::metrics::NO_KIND) when the oneof is unset: for counting a job refused before
+/// it converts.
+pub fn kind_name(job: &pb::Job) -> &'static str {
+    match &job.kind {
+        Some(pb::job::Kind::Game(_)) => "game",
+        Some(pb::job::Kind::CopThief(_)) => "cop_thief",
+        Some(pb::job::Kind::Group(_)) => "group",
+        Some(pb::job::Kind::Count(_)) => "count",
+        Some(pb::job::Kind::Puzzle(_)) => "puzzle",
+        None => crate::metrics::NO_KIND,
+    }
+}
+
 /// proto → domain for a whole job. `limits` bound what the conversion itself may allocate
 /// (permutations are expanded from cycle notation to image arrays here).
 ///

@@ -1,8 +1,11 @@
-//! Where the server is: `--server`, or an embedded one started for this command.
+//! Where the server is and how to reach it: `--server` (with `--ca` and `--auth-token-file`), or
+//! an embedded server started for this command.
+
+use std::path::Path;
 
 use anyhow::Context;
-use orbit_client::Client;
 use orbit_client::embedded::EmbeddedServer;
+use orbit_client::{Client, ConnectOptions};
 use orbit_server::ServerConfig;
 
 use super::GlobalArgs;
@@ -16,24 +19,32 @@ pub struct Connection {
 impl Connection {
     /// Connects to `--server`, or starts an embedded server and connects to it.
     pub async fn open(args: &GlobalArgs) -> anyhow::Result<Self> {
-        let (url, embedded) = match &args.server {
-            Some(url) => (url.clone(), None),
-            None => {
-                orbit_server::logging::init(orbit_server::LogFormat::Text, "warn");
-                let config = ServerConfig {
-                    workers: args.workers,
-                    max_message_bytes: args.max_message_bytes,
-                    shutdown_grace: 0.0,
-                    ..ServerConfig::default()
-                };
-                let server = EmbeddedServer::start(config)
-                    .await
-                    .context("cannot start the embedded server")?;
-                (server.url(), Some(server))
-            }
+        if let Some(url) = &args.server {
+            let options = connect_options(args)?;
+            let client = Client::connect_with(url, &options)
+                .await
+                .map_err(|e| anyhow::anyhow!(causes(&e)))?;
+            return Ok(Self {
+                client,
+                embedded: None,
+            });
+        }
+        orbit_server::logging::init(orbit_server::LogFormat::Text, "warn");
+        let config = ServerConfig {
+            workers: args.workers,
+            max_message_bytes: args.max_message_bytes,
+            shutdown_grace: 0.0,
+            ..ServerConfig::default()
         };
-        let client = Client::connect_with_limit(&url, args.max_message_bytes).await?;
-        Ok(Self { client, embedded })
+        let server = EmbeddedServer::start(config)
+            .await
+            .context("cannot start the embedded server")?;
+        // The embedded server is plaintext and open: --ca and the token do not apply to it.
+        let client = Client::connect_with_limit(&server.url(), args.max_message_bytes).await?;
+        Ok(Self {
+            client,
+            embedded: Some(server),
+        })
     }
 
     /// The client.
@@ -50,5 +61,114 @@ impl Connection {
         {
             eprintln!("orbit: embedded server: {e:#}");
         }
+    }
+}
+
+/// The connect options `--max-message-bytes`, `--ca` and `--auth-token-file` ask for, for any
+/// `--server` endpoint.
+///
+/// # Errors
+/// If the CA or token file cannot be read, or the token file is empty.
+pub fn connect_options(args: &GlobalArgs) -> anyhow::Result<ConnectOptions> {
+    let ca_pem = args
+        .ca
+        .as_deref()
+        .map(|path| {
+            std::fs::read(path).with_context(|| format!("cannot read --ca {}", path.display()))
+        })
+        .transpose()?;
+    let auth_token = args
+        .auth_token_file
+        .as_deref()
+        .map(read_token)
+        .transpose()?;
+    Ok(ConnectOptions {
+        max_message_bytes: args.max_message_bytes,
+        ca_pem,
+        auth_token,
+    })
+}
+
+/// `error` and its causes on one line, `a: b: c`, each message once: tonic's transport errors
+/// repeat themselves along the chain ("transport error: transport error: invalid peer
+/// certificate: UnknownIssuer: invalid peer certificate: UnknownIssuer").
+fn causes(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut messages: Vec<String> = Vec::new();
+    let mut next = Some(error);
+    while let Some(e) = next {
+        let message = e.to_string();
+        next = e.source();
+        // A wrapper that prints its cause as well ("...: transport error") keeps its own part.
+        if let Some(last) = messages.last_mut()
+            && let Some(own) = last.strip_suffix(&message)
+            && !own.is_empty()
+        {
+            *last = own.trim_end_matches([':', ' ']).to_string();
+        }
+        // "transport error" says nothing the next message does not.
+        if message != "transport error" && !messages.contains(&message) {
+            messages.push(message);
+        }
+    }
+    messages.retain(|m| !m.is_empty());
+    messages.join(": ")
+}
+
+/// The token in `path`, surrounding whitespace trimmed; an empty file is an error.
+fn read_token(path: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --auth-token-file {}", path.display()))?;
+    let token = text.trim();
+    anyhow::ensure!(
+        !token.is_empty(),
+        "--auth-token-file {} is empty",
+        path.display()
+    );
+    Ok(token.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::causes;
+
+    /// An error with a message and an optional cause.
+    #[derive(Debug)]
+    struct Link(&'static str, Option<Box<Link>>);
+
+    impl std::fmt::Display for Link {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Link {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|l| l as _)
+        }
+    }
+
+    fn chain(messages: &[&'static str]) -> Link {
+        messages
+            .iter()
+            .rev()
+            .fold(None, |cause, m| Some(Link(m, cause.map(Box::new))))
+            .expect("at least one message")
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        // The shape of a tonic TLS failure.
+        let error = chain(&[
+            "cannot connect to https://h:1: transport error",
+            "transport error",
+            "invalid peer certificate: UnknownIssuer",
+            "invalid peer certificate: UnknownIssuer",
+        ]);
+        assert_eq!(
+            causes(&error),
+            "cannot connect to https://h:1: invalid peer certificate: UnknownIssuer"
+        );
+        assert_eq!(causes(&chain(&["a", "b", "c"])), "a: b: c");
+        assert_eq!(causes(&chain(&["only"])), "only");
     }
 }
