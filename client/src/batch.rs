@@ -92,7 +92,7 @@ pub enum BatchEvent {
 pub struct BatchEndpoint {
     /// Where it is, for messages.
     pub address: String,
-    /// A client for it (best made with [`Client::connect_lazy_with_limit`], so that an endpoint
+    /// A client for it (best made with [`Client::connect_lazy_with`], so that an endpoint
     /// that is down at the start does not stop the batch).
     pub client: Client,
 }

@@ -18,16 +18,23 @@
 //! println!("{result:?}");
 //! # Ok(()) }
 //! ```
+//!
+//! For TLS (`https://` with a private CA) or a server that wants a bearer token, connect with
+//! [`Client::connect_with`] and [`ConnectOptions`].
 
+pub mod auth;
 pub mod batch;
 pub mod embedded;
 pub mod endpoints;
 
 pub use orbit_api::v1 as pb;
 
+pub use crate::auth::BearerAuth;
+
 use futures::Stream;
 use orbit_api::v1::orbit_client::OrbitClient;
-use tonic::transport::{Channel, Endpoint};
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Status, Streaming};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -49,13 +56,152 @@ pub enum ClientError {
         #[source]
         source: tonic::transport::Error,
     },
+    /// The CA certificate is not usable.
+    #[error("invalid CA certificate: {reason}")]
+    BadCa { reason: String },
+    /// A CA certificate was given for an address that does not use TLS.
+    #[error(
+        "a CA certificate was given but '{address}' is not an https:// address (TLS needs https://)"
+    )]
+    CaWithoutTls { address: String },
+    /// The TLS settings could not be applied (e.g. the CA file holds no PEM certificate).
+    #[error("invalid TLS settings for {address}: {source}")]
+    Tls {
+        address: String,
+        #[source]
+        source: tonic::transport::Error,
+    },
+    /// The bearer token cannot be sent.
+    #[error("invalid auth token: {reason}")]
+    BadToken { reason: String },
 }
+
+/// How to reach a server: message size, TLS trust, and the bearer token.
+///
+/// ```
+/// let options = orbit_client::ConnectOptions {
+///     auth_token: Some("s3cr3t".into()),
+///     ..Default::default()
+/// };
+/// assert_eq!(options.max_message_bytes, orbit_client::DEFAULT_MAX_MESSAGE_BYTES);
+/// ```
+#[derive(Clone)]
+pub struct ConnectOptions {
+    /// Largest message either way, bytes.
+    pub max_message_bytes: usize,
+    /// PEM of the CA certificate(s) to trust for an `https://` address. When given, only these
+    /// are trusted (no system roots); when `None`, `https://` trusts the system's roots.
+    pub ca_pem: Option<Vec<u8>>,
+    /// Sent as `authorization: Bearer <token>` on every call.
+    pub auth_token: Option<String>,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self {
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            ca_pem: None,
+            auth_token: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field("max_message_bytes", &self.max_message_bytes)
+            .field("ca_pem", &self.ca_pem.as_ref().map(|pem| pem.len()))
+            .field(
+                "auth_token",
+                &self.auth_token.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
+}
+
+impl ConnectOptions {
+    /// A tonic endpoint for `address` with these options' TLS settings and Orbit's transport
+    /// tuning, e.g. for building a balanced channel over several servers; wrap the channel with
+    /// [`Client::from_channel_with`] so the token is sent too.
+    ///
+    /// # Errors
+    /// [`ClientError::BadAddress`], [`ClientError::CaWithoutTls`] or [`ClientError::Tls`].
+    pub fn endpoint(&self, address: &str) -> Result<Endpoint, ClientError> {
+        let mut endpoint = Endpoint::from_shared(address.to_string())
+            .map_err(|e| ClientError::BadAddress {
+                address: address.to_string(),
+                reason: e.to_string(),
+            })?
+            .tcp_nodelay(true)
+            // A refused or unreachable server should fail the call soon, not after the OS timeout.
+            .connect_timeout(std::time::Duration::from_secs(5))
+            // Large jobs would otherwise wait a round trip per 64 KB of HTTP/2 window.
+            .initial_stream_window_size(orbit_server::HTTP2_STREAM_WINDOW)
+            .initial_connection_window_size(orbit_server::HTTP2_CONNECTION_WINDOW);
+        let https = endpoint.uri().scheme_str() == Some("https");
+        let tls = match (&self.ca_pem, https) {
+            (None, false) => None,
+            (None, true) => Some(ClientTlsConfig::new().with_native_roots()),
+            (Some(_), false) => {
+                return Err(ClientError::CaWithoutTls {
+                    address: address.to_string(),
+                });
+            }
+            (Some(ca_pem), true) => {
+                check_ca_pem(ca_pem)?;
+                // Only this CA: no system roots.
+                Some(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca_pem)))
+            }
+        };
+        if let Some(tls) = tls {
+            endpoint = endpoint
+                .tls_config(tls)
+                .map_err(|source| ClientError::Tls {
+                    address: address.to_string(),
+                    source,
+                })?;
+        }
+        Ok(endpoint)
+    }
+
+    /// The interceptor that sends the token.
+    ///
+    /// # Errors
+    /// [`ClientError::BadToken`] if the token is empty or not visible ASCII.
+    pub fn bearer_auth(&self) -> Result<BearerAuth, ClientError> {
+        BearerAuth::new(self.auth_token.as_deref())
+            .map_err(|reason| ClientError::BadToken { reason })
+    }
+}
+
+/// Checks that `pem` holds at least one certificate, and nothing malformed: tonic would otherwise
+/// ignore a non-PEM file and every server would then fail as "unknown issuer".
+fn check_ca_pem(pem: &[u8]) -> Result<(), ClientError> {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+    let mut certificates = 0;
+    for certificate in CertificateDer::pem_slice_iter(pem) {
+        certificate.map_err(|e| ClientError::BadCa {
+            reason: e.to_string(),
+        })?;
+        certificates += 1;
+    }
+    if certificates == 0 {
+        return Err(ClientError::BadCa {
+            reason: "no PEM certificate (BEGIN CERTIFICATE) in it".into(),
+        });
+    }
+    Ok(())
+}
+
+/// The transport under the generated clients: a channel whose calls carry the bearer token.
+pub type AuthChannel = InterceptedService<Channel, BearerAuth>;
 
 /// A connection to one Orbit server.
 #[derive(Debug, Clone)]
 pub struct Client {
-    orbit: OrbitClient<Channel>,
-    health: HealthClient<Channel>,
+    orbit: OrbitClient<AuthChannel>,
+    health: HealthClient<AuthChannel>,
 }
 
 impl Client {
@@ -64,7 +210,7 @@ impl Client {
     /// # Errors
     /// [`ClientError`] if the address is malformed or the server cannot be reached.
     pub async fn connect(address: &str) -> Result<Self, ClientError> {
-        Self::connect_with_limit(address, DEFAULT_MAX_MESSAGE_BYTES).await
+        Self::connect_with(address, &ConnectOptions::default()).await
     }
 
     /// Connects with a custom largest message size.
@@ -75,43 +221,88 @@ impl Client {
         address: &str,
         max_message_bytes: usize,
     ) -> Result<Self, ClientError> {
-        let channel =
-            endpoint(address)?
-                .connect()
-                .await
-                .map_err(|source| ClientError::Connect {
-                    address: address.to_string(),
-                    source,
-                })?;
-        Ok(Self::from_channel(channel, max_message_bytes))
+        let options = ConnectOptions {
+            max_message_bytes,
+            ..ConnectOptions::default()
+        };
+        Self::connect_with(address, &options).await
     }
 
-    /// A client that connects on its first call (and reconnects after a failure) instead of
-    /// now: for spreading work over several servers, some of which may be down at the start.
+    /// Connects with `options`: TLS trust for `https://`, the bearer token, the message limit.
     ///
     /// # Errors
-    /// [`ClientError::BadAddress`] if the address is malformed.
-    pub fn connect_lazy_with_limit(
+    /// [`ClientError`] if the address or options are invalid, or the server cannot be reached
+    /// (including a TLS handshake that fails, e.g. a server certificate the CA did not sign).
+    pub async fn connect_with(
         address: &str,
-        max_message_bytes: usize,
+        options: &ConnectOptions,
     ) -> Result<Self, ClientError> {
-        let channel = endpoint(address)?.connect_lazy();
-        Ok(Self::from_channel(channel, max_message_bytes))
+        let endpoint = options.endpoint(address)?;
+        // Checked before connecting, so a bad token is reported as such.
+        let auth = options.bearer_auth()?;
+        let channel = endpoint
+            .connect()
+            .await
+            .map_err(|source| ClientError::Connect {
+                address: address.to_string(),
+                source,
+            })?;
+        Ok(Self::with_transport(
+            InterceptedService::new(channel, auth),
+            options.max_message_bytes,
+        ))
     }
 
-    /// Wraps an existing channel.
+    /// Like [`connect_with`](Self::connect_with), but connects on the first call (and reconnects
+    /// after a failure) instead of now: for spreading work over several servers, some of which
+    /// may be down at the start.
+    ///
+    /// # Errors
+    /// [`ClientError`] if the address or options are invalid.
+    pub fn connect_lazy_with(address: &str, options: &ConnectOptions) -> Result<Self, ClientError> {
+        let channel = options.endpoint(address)?.connect_lazy();
+        Ok(Self::with_transport(
+            InterceptedService::new(channel, options.bearer_auth()?),
+            options.max_message_bytes,
+        ))
+    }
+
+    /// Wraps an existing channel (no token).
     pub fn from_channel(channel: Channel, max_message_bytes: usize) -> Self {
-        let orbit = OrbitClient::new(channel.clone())
+        Self::with_transport(
+            InterceptedService::new(channel, BearerAuth::default()),
+            max_message_bytes,
+        )
+    }
+
+    /// Wraps an existing channel (e.g. from [`ConnectOptions::endpoint`]) with `options`' token
+    /// and message limit.
+    ///
+    /// # Errors
+    /// [`ClientError::BadToken`].
+    pub fn from_channel_with(
+        channel: Channel,
+        options: &ConnectOptions,
+    ) -> Result<Self, ClientError> {
+        let auth = options.bearer_auth()?;
+        Ok(Self::with_transport(
+            InterceptedService::new(channel, auth),
+            options.max_message_bytes,
+        ))
+    }
+
+    fn with_transport(transport: AuthChannel, max_message_bytes: usize) -> Self {
+        let orbit = OrbitClient::new(transport.clone())
             .max_decoding_message_size(max_message_bytes)
             .max_encoding_message_size(max_message_bytes);
         Self {
             orbit,
-            health: HealthClient::new(channel),
+            health: HealthClient::new(transport),
         }
     }
 
     /// The generated client, for anything this wrapper does not cover.
-    pub fn raw(&mut self) -> &mut OrbitClient<Channel> {
+    pub fn raw(&mut self) -> &mut OrbitClient<AuthChannel> {
         &mut self.orbit
     }
 
@@ -159,19 +350,4 @@ impl Client {
             .await?;
         Ok(response.into_inner().status())
     }
-}
-
-/// The transport settings every Orbit connection uses.
-fn endpoint(address: &str) -> Result<Endpoint, ClientError> {
-    Ok(Endpoint::from_shared(address.to_string())
-        .map_err(|e| ClientError::BadAddress {
-            address: address.to_string(),
-            reason: e.to_string(),
-        })?
-        .tcp_nodelay(true)
-        // A refused or unreachable server should fail the call soon, not after the OS timeout.
-        .connect_timeout(std::time::Duration::from_secs(5))
-        // Large jobs would otherwise wait a round trip per 64 KB of HTTP/2 window.
-        .initial_stream_window_size(orbit_server::HTTP2_STREAM_WINDOW)
-        .initial_connection_window_size(orbit_server::HTTP2_CONNECTION_WINDOW))
 }

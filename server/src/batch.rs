@@ -232,7 +232,7 @@ impl Batch {
             progress,
         } = request;
         let span = job_span(&id, spec.kind());
-        let admission = match self.dispatcher.admit().await {
+        let admission = match self.dispatcher.admit(spec.kind()).await {
             Ok(a) => a,
             Err(e) => return out.send(Ok(error_event(id, &e))).await,
         };

@@ -2,6 +2,7 @@
 //! one machine. The embedded server of the `orbit` CLI uses the same struct.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -89,6 +90,35 @@ pub struct ServerConfig {
     /// Most integers across one job's permutations or arrangements.
     #[arg(long, env = "ORBIT_MAX_PERMUTATION_ENTRIES", default_value_t = Limits::default().max_permutation_entries)]
     pub max_permutation_entries: u64,
+
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics (plain HTTP, no token), e.g.
+    /// 0.0.0.0:9464. Off when not given.
+    #[arg(long, env = "ORBIT_METRICS_ADDR", value_name = "HOST:PORT")]
+    pub metrics_addr: Option<SocketAddr>,
+
+    /// PEM certificate chain (server certificate first): serve gRPC over TLS. Needs --tls-key.
+    #[arg(
+        long,
+        env = "ORBIT_TLS_CERT",
+        value_name = "FILE",
+        requires = "tls_key"
+    )]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1).
+    #[arg(
+        long,
+        env = "ORBIT_TLS_KEY",
+        value_name = "FILE",
+        requires = "tls_cert"
+    )]
+    pub tls_key: Option<PathBuf>,
+
+    /// File holding a bearer token (surrounding whitespace trimmed): every call must then send
+    /// `authorization: Bearer <token>` or gets UNAUTHENTICATED, except grpc.health.v1 (probes
+    /// cannot send headers). The server refuses to start if the file is missing or empty.
+    #[arg(long, env = "ORBIT_AUTH_TOKEN_FILE", value_name = "FILE")]
+    pub auth_token_file: Option<PathBuf>,
 }
 
 impl Default for ServerConfig {
@@ -111,6 +141,10 @@ impl Default for ServerConfig {
             max_degree: limits.max_degree,
             max_group_elements: limits.max_group_elements,
             max_permutation_entries: limits.max_permutation_entries,
+            metrics_addr: None,
+            tls_cert: None,
+            tls_key: None,
+            auth_token_file: None,
         }
     }
 }

@@ -31,6 +31,20 @@ pub struct JobRequest {
     pub progress: bool,
 }
 
+/// The name of a protobuf job's kind, as `JobSpec::kind` names it, or
+/// [`NO_KIND`](crate::metrics::NO_KIND) when the oneof is unset: for counting a job refused before
+/// it converts.
+pub fn kind_name(job: &pb::Job) -> &'static str {
+    match &job.kind {
+        Some(pb::job::Kind::Game(_)) => "game",
+        Some(pb::job::Kind::CopThief(_)) => "cop_thief",
+        Some(pb::job::Kind::Group(_)) => "group",
+        Some(pb::job::Kind::Count(_)) => "count",
+        Some(pb::job::Kind::Puzzle(_)) => "puzzle",
+        None => crate::metrics::NO_KIND,
+    }
+}
+
 /// proto → domain for a whole job. `limits` bound what the conversion itself may allocate
 /// (permutations are expanded from cycle notation to image arrays here).
 ///
@@ -462,5 +476,67 @@ pub fn limits_to_proto(limits: &orbit_worker::Limits, max_message_bytes: usize) 
         max_degree: limits.max_degree,
         max_group_elements: limits.max_group_elements,
         max_permutation_entries: limits.max_permutation_entries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `kind_name` (for jobs refused before conversion) and `JobSpec::kind` (for converted jobs)
+    /// label the same kind alike in the metrics, and every kind `ServerInfo` lists is covered.
+    #[test]
+    fn kind_names_match_the_converted_kinds() {
+        let kinds = [
+            pb::job::Kind::Game(pb::GameGraphJob {
+                vertices: 1,
+                edges: vec![],
+                query: vec![],
+            }),
+            pb::job::Kind::CopThief(pb::CopThiefJob {
+                rows: vec!["CT".into()],
+                queries: vec![],
+            }),
+            pb::job::Kind::Group(pb::GroupJob {
+                degree: 2,
+                generators: vec![],
+                candidates: vec![],
+            }),
+            pb::job::Kind::Count(pb::CountJob {
+                family: Some(pb::count_job::Family::Necklace(pb::NecklaceCount {
+                    n: 3,
+                    k: 2,
+                })),
+                modulus: String::new(),
+            }),
+            pb::job::Kind::Puzzle(pb::PuzzleJob {
+                n: 1,
+                edges: vec![],
+                start: Some(pb::Arrangement { tokens: vec![0] }),
+                targets: vec![],
+            }),
+        ];
+        let mut named = Vec::new();
+        for kind in kinds {
+            let job = pb::Job {
+                id: "k".into(),
+                options: None,
+                kind: Some(kind),
+            };
+            let name = kind_name(&job);
+            let request = job_from_proto(job, &Limits::default()).expect("valid job");
+            assert_eq!(name, request.spec.kind());
+            named.push(name);
+        }
+        named.sort_unstable();
+        let mut listed = JobSpec::KINDS.to_vec();
+        listed.sort_unstable();
+        assert_eq!(named, listed);
+        let no_kind = pb::Job {
+            id: "none".into(),
+            options: None,
+            kind: None,
+        };
+        assert_eq!(kind_name(&no_kind), crate::metrics::NO_KIND);
     }
 }

@@ -1,6 +1,7 @@
 //! Between the RPC handlers and the worker pool: admission (queue slots), submission, the count of
 //! jobs in flight (so shutdown can wait for them), the server-wide abort flag (so shutdown can
-//! cancel them all with one store), and per-job logging.
+//! cancel them all with one store), per-job logging, and the job metrics (every job's outcome is
+//! counted here, whether it was refused at admission or answered by a worker).
 //!
 //! Answers come back from worker threads through callbacks that only push into tokio channels
 //! (whose `send` never blocks), so the async runtime never waits on a worker.
@@ -17,6 +18,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, oneshot};
 use tracing::Span;
 
 use crate::error::ServiceError;
+use crate::metrics::{Metrics, PoolState};
 
 /// Shared by every handler; one per server.
 #[derive(Debug)]
@@ -33,6 +35,8 @@ pub struct Dispatcher {
     /// Set when shutdown begins: no new jobs from then on.
     draining: AtomicBool,
     queue_capacity: usize,
+    /// Shared with the job callbacks, which run on worker threads.
+    metrics: Arc<Metrics>,
 }
 
 /// Jobs submitted and not yet answered.
@@ -113,6 +117,7 @@ impl Dispatcher {
             abort: CancelFlag::new(),
             draining: AtomicBool::new(false),
             queue_capacity,
+            metrics: Arc::default(),
         })
     }
 
@@ -146,33 +151,52 @@ impl Dispatcher {
         self.draining.load(Ordering::SeqCst)
     }
 
-    /// A queue slot now, or `QueueFull` (unary calls).
-    pub fn try_admit(&self) -> Result<Admission, ServiceError> {
-        if self.is_draining() {
-            return Err(ServiceError::Draining);
-        }
-        Arc::clone(&self.queue_slots)
-            .try_acquire_owned()
-            .map(Admission)
-            .map_err(|_| ServiceError::QueueFull {
-                capacity: self.queue_capacity,
-            })
+    /// A queue slot now, or `QueueFull` (unary calls). A refusal is counted for a job of `kind`.
+    pub fn try_admit(&self, kind: &'static str) -> Result<Admission, ServiceError> {
+        let admitted = if self.is_draining() {
+            Err(ServiceError::Draining)
+        } else {
+            Arc::clone(&self.queue_slots)
+                .try_acquire_owned()
+                .map(Admission)
+                .map_err(|_| ServiceError::QueueFull {
+                    capacity: self.queue_capacity,
+                })
+        };
+        admitted.map_err(|e| self.refused(kind, e))
     }
 
-    /// A queue slot, waiting for one if need be (streams: this wait is the backpressure).
-    pub async fn admit(&self) -> Result<Admission, ServiceError> {
+    /// A queue slot, waiting for one if need be (streams: this wait is the backpressure). A
+    /// refusal is counted for a job of `kind`.
+    pub async fn admit(&self, kind: &'static str) -> Result<Admission, ServiceError> {
         if self.is_draining() {
-            return Err(ServiceError::Draining);
+            return Err(self.refused(kind, ServiceError::Draining));
         }
         // The semaphore is never closed, so `acquire_owned` does not fail in practice.
         let permit = Arc::clone(&self.queue_slots)
             .acquire_owned()
             .await
-            .map_err(|_| ServiceError::Draining)?;
+            .map_err(|_| self.refused(kind, ServiceError::Draining))?;
         if self.is_draining() {
-            return Err(ServiceError::Draining);
+            return Err(self.refused(kind, ServiceError::Draining));
         }
         Ok(Admission(permit))
+    }
+
+    /// Counts a job of `kind` refused before the queue (e.g. invalid), and hands the error back.
+    pub fn refused(&self, kind: &'static str, error: ServiceError) -> ServiceError {
+        self.metrics.job_refused(kind, error.code());
+        error
+    }
+
+    /// The metrics exposition text, with the pool's current queue depth and busy workers.
+    pub fn metrics_text(&self) -> String {
+        self.metrics.render(PoolState {
+            queue_depth: self.queue_depth(),
+            busy_workers: self.busy_workers(),
+            workers: self.workers(),
+            queue_capacity: self.queue_capacity,
+        })
     }
 
     /// Queues a validated job; `done` is called exactly once, on a worker thread, with its outcome
@@ -189,8 +213,9 @@ impl Dispatcher {
         span: Span,
         done: impl FnOnce(Done) + Send + 'static,
     ) -> Result<Submitted, ServiceError> {
+        let kind = spec.kind();
         if self.is_draining() {
-            return Err(ServiceError::Draining);
+            return Err(self.refused(kind, ServiceError::Draining));
         }
         let submitted = Submitted {
             cancel: CancelFlag::new(),
@@ -200,6 +225,7 @@ impl Dispatcher {
         let limits = Arc::clone(&self.limits);
         let Admission(permit) = admission;
         let deadline_passed_ms = Arc::clone(&submitted.deadline_passed_ms);
+        let metrics = Arc::clone(&self.metrics);
         let task = Task {
             ctx: SolveContext::new(submitted.cancel.clone(), progress)
                 .with_abort(self.abort.clone()),
@@ -214,6 +240,12 @@ impl Dispatcher {
                     }
                 });
                 record(&span, &outcome, finished.queue_wait, finished.run_time);
+                metrics.job_finished(
+                    kind,
+                    outcome.as_ref().err().map(ServiceError::code),
+                    finished.queue_wait,
+                    finished.run_time,
+                );
                 done(Done {
                     outcome,
                     queue_wait: finished.queue_wait,
@@ -230,13 +262,14 @@ impl Dispatcher {
             Err(e) => {
                 self.inflight.count.fetch_sub(1, Ordering::SeqCst);
                 self.inflight.changed.notify_waiters();
-                Err(match e {
+                let error = match e {
                     // Unreachable while every submission holds a queue slot; answer honestly.
                     SubmitError::QueueFull(_) => ServiceError::QueueFull {
                         capacity: self.queue_capacity,
                     },
                     SubmitError::Closed(_) => ServiceError::Draining,
-                })
+                };
+                Err(self.refused(kind, error))
             }
         }
     }

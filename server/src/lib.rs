@@ -5,6 +5,9 @@
 //! refused with UNAVAILABLE, running jobs get the grace period to finish and are then cancelled,
 //! open streams end, and the worker threads are joined. Tests bind port 0 and pass a channel as
 //! `shutdown`; the binary passes SIGINT/SIGTERM.
+//!
+//! Operations: Prometheus metrics on their own HTTP port (`metrics`), TLS on the gRPC port
+//! (`tls`), and bearer-token authentication (`layers::auth`), all off unless configured.
 
 pub mod batch;
 pub mod config;
@@ -13,12 +16,15 @@ pub mod dispatcher;
 pub mod error;
 pub mod layers;
 pub mod logging;
+pub mod metrics;
 pub mod service;
+pub mod tls;
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context;
 use orbit_api::v1::orbit_server::OrbitServer;
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
@@ -29,6 +35,8 @@ use tonic_health::ServingStatus;
 pub use config::{LogFormat, ServerConfig};
 
 use crate::dispatcher::Dispatcher;
+use crate::layers::auth::{AuthLayer, BearerToken};
+use crate::metrics::endpoint::MetricsServer;
 use crate::service::OrbitService;
 
 /// How long connections may stay open after the drain before the server closes them anyway.
@@ -51,15 +59,67 @@ const HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 /// The fully qualified name health checks use for the Orbit service.
 pub const SERVICE_NAME: &str = "orbit.v1.Orbit";
 
-/// Serves until `shutdown` resolves, then drains and returns.
+/// The sockets a server serves on, bound by the caller (tests bind port 0).
+#[derive(Debug)]
+pub struct Listeners {
+    /// gRPC.
+    pub grpc: TcpListener,
+    /// The metrics endpoint; `None` serves no metrics.
+    pub metrics: Option<TcpListener>,
+}
+
+/// Serves gRPC on `listener` (and metrics on `config.metrics_addr`, if set) until `shutdown`
+/// resolves, then drains and returns.
 ///
 /// # Errors
-/// If worker threads cannot be started, reflection cannot be built, or the transport fails.
+/// As [`run_on`], and if `config.metrics_addr` cannot be bound.
 pub async fn run(
     listener: TcpListener,
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
+    let metrics = match config.metrics_addr {
+        Some(addr) => Some(
+            TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on --metrics-addr {addr}"))?,
+        ),
+        None => None,
+    };
+    let listeners = Listeners {
+        grpc: listener,
+        metrics,
+    };
+    run_on(listeners, config, shutdown).await
+}
+
+/// Serves on already-bound `listeners` (`config.listen` and `config.metrics_addr` are not used)
+/// until `shutdown` resolves, then drains and returns.
+///
+/// # Errors
+/// If the TLS files or the token file are missing or invalid, worker threads cannot be started,
+/// reflection cannot be built, or the transport fails.
+pub async fn run_on(
+    listeners: Listeners,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    // Files first: a wrong path stops the server before anything starts.
+    let tls = tls::server_tls_config(config.tls_cert.as_deref(), config.tls_key.as_deref())?;
+    let auth_token = config
+        .auth_token_file
+        .as_deref()
+        .map(BearerToken::from_file)
+        .transpose()?;
+    let (tls_enabled, auth_enabled) = (tls.is_some(), auth_token.is_some());
+    let mut builder = Server::builder();
+    if let Some(tls) = tls {
+        // Also where a key that does not match the certificate is found.
+        builder = builder
+            .tls_config(tls)
+            .context("cannot set up TLS from --tls-cert and --tls-key")?;
+    }
+
     let workers = config.worker_count();
     let dispatcher = Arc::new(Dispatcher::new(
         workers,
@@ -94,11 +154,25 @@ pub async fn run(
         .max_decoding_message_size(config.max_message_bytes)
         .max_encoding_message_size(config.max_message_bytes);
 
+    // Dropped (and so aborted) on any early return; stopped after the drain otherwise.
+    let metrics_server = listeners.metrics.map(|listener| {
+        let dispatcher = Arc::clone(&dispatcher);
+        MetricsServer::spawn(listener, Arc::new(move || dispatcher.metrics_text()))
+    });
+
+    let Listeners { grpc: listener, .. } = listeners;
     let local = listener.local_addr()?;
-    tracing::info!(%local, workers, queue_capacity = config.queue_capacity, "orbit-server listening");
+    tracing::info!(
+        %local,
+        workers,
+        queue_capacity = config.queue_capacity,
+        tls = tls_enabled,
+        auth = auth_enabled,
+        "orbit-server listening"
+    );
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    let serve = Server::builder()
+    let serve = builder
         // Jobs are often a few hundred KB (puzzle targets, permutations): HTTP/2's default 64 KB
         // windows would cost a round trip per 64 KB.
         .initial_stream_window_size(HTTP2_STREAM_WINDOW)
@@ -107,6 +181,8 @@ pub async fn run(
         // so its streams end and their jobs are cancelled instead of waiting for ever.
         .http2_keepalive_interval(Some(HTTP2_KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(HTTP2_KEEPALIVE_TIMEOUT))
+        // The first layer is the outermost: a call without the token goes no further.
+        .layer(AuthLayer::new(auth_token))
         .layer(layers::message_limit::MessageLimitLayer)
         .add_service(health_service)
         .add_service(reflection_v1)
@@ -156,6 +232,11 @@ pub async fn run(
     match tokio::time::timeout(CLOSE_CONNECTIONS_WITHIN, &mut serve).await {
         Ok(result) => result?,
         Err(_) => tracing::warn!("shutdown: connections still open, closing them"),
+    }
+    // Scrapes stay answered through the drain; the endpoint holds a handle on the dispatcher, so
+    // it stops before the worker threads are joined.
+    if let Some(metrics_server) = metrics_server {
+        metrics_server.stop().await;
     }
     // Joining worker threads blocks; keep it off the runtime.
     tokio::task::spawn_blocking(move || drop(dispatcher)).await?;

@@ -1,5 +1,8 @@
 //! `orbit-server`: serves Orbit's gRPC API until SIGINT or SIGTERM, then drains and exits 0.
 
+use std::process::ExitCode;
+
+use anyhow::Context;
 use clap::Parser;
 use orbit_server::ServerConfig;
 
@@ -12,10 +15,24 @@ struct Cli {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
     let Cli { config } = Cli::parse();
     orbit_server::logging::init(config.log_format, "info");
-    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    match serve(config).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line naming the cause (e.g. which file is wrong), as the `orbit` CLI reports.
+            eprintln!("orbit-server: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: ServerConfig) -> anyhow::Result<()> {
+    let listen = config.listen;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on --listen {listen}"))?;
     orbit_server::run(listener, config, shutdown_signal()).await
 }
 

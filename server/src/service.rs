@@ -46,19 +46,23 @@ impl OrbitService {
     }
 }
 
-/// Steps 1 and 2 for one job: proto → domain, then validation against the limits.
+/// Steps 1 and 2 for one job: proto → domain, then validation against the limits. A refused job
+/// is counted in the metrics.
 pub(crate) fn accept(
     job: pb::Job,
     dispatcher: &Dispatcher,
 ) -> Result<JobRequest, (String, ServiceError)> {
     let id = job.id.clone();
-    let request = convert::job_from_proto(job, dispatcher.limits())
-        .map_err(|e| (id.clone(), ServiceError::from(e)))?;
-    request
-        .spec
-        .validate(dispatcher.limits())
-        .map_err(|e| (id, ServiceError::from(e)))?;
-    Ok(request)
+    let kind = convert::kind_name(&job);
+    let refuse = |e: orbit_worker::SolveError| dispatcher.refused(kind, ServiceError::from(e));
+    let request = match convert::job_from_proto(job, dispatcher.limits()) {
+        Ok(request) => request,
+        Err(e) => return Err((id, refuse(e))),
+    };
+    match request.spec.validate(dispatcher.limits()) {
+        Ok(()) => Ok(request),
+        Err(e) => Err((id, refuse(e))),
+    }
 }
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::JobEvent, Status>> + Send + 'static>>;
@@ -74,7 +78,7 @@ impl Orbit for OrbitService {
             progress: _,
         } = accept(job, &self.dispatcher).map_err(|(_, e)| Status::from(e))?;
         let span = job_span(&id, spec.kind());
-        let admission = self.dispatcher.try_admit()?;
+        let admission = self.dispatcher.try_admit(spec.kind())?;
         let ticket = self
             .dispatcher
             .submit_unary(admission, spec, deadline, span)?;

@@ -95,7 +95,7 @@ async fn batch_survives(signal: &str) {
     for (_, url) in &servers {
         endpoints.push(BatchEndpoint {
             address: url.clone(),
-            client: Client::connect_lazy_with_limit(url, orbit_client::DEFAULT_MAX_MESSAGE_BYTES)
+            client: Client::connect_lazy_with(url, &orbit_client::ConnectOptions::default())
                 .expect("valid address"),
         });
     }

@@ -1,10 +1,12 @@
-//! Where the servers are: `--server` (repeatable), or an embedded server started for this
-//! command.
+//! Where the servers are and how to reach them: `--server` (repeatable; with `--ca` and
+//! `--auth-token-file`), or an embedded server started for this command.
+
+use std::path::Path;
 
 use anyhow::Context;
-use orbit_client::Client;
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::embedded::EmbeddedServer;
+use orbit_client::{Client, ConnectOptions};
 use orbit_server::ServerConfig;
 
 use super::GlobalArgs;
@@ -23,7 +25,7 @@ impl Connection {
     /// as such; with several, each connects on first use, so that a batch goes ahead on the
     /// ones that are up.
     pub async fn open(args: &GlobalArgs) -> anyhow::Result<Self> {
-        let (addresses, embedded) = if args.server.is_empty() {
+        let (addresses, options, embedded) = if args.server.is_empty() {
             orbit_server::logging::init(orbit_server::LogFormat::Text, "warn");
             let config = ServerConfig {
                 workers: args.workers,
@@ -36,17 +38,24 @@ impl Connection {
             let server = EmbeddedServer::start(config)
                 .await
                 .context("cannot start the embedded server")?;
-            (vec![server.url()], Some(server))
+            // The embedded server is plaintext and open: --ca and the token do not apply to it.
+            let options = ConnectOptions {
+                max_message_bytes: args.max_message_bytes,
+                ..ConnectOptions::default()
+            };
+            (vec![server.url()], options, Some(server))
         } else {
-            (orbit_client::endpoints::expand(&args.server).await?, None)
+            let addresses = orbit_client::endpoints::expand(&args.server).await?;
+            (addresses, connect_options(args)?, None)
         };
         let mut endpoints = Vec::with_capacity(addresses.len());
         for address in addresses.iter() {
             let client = if addresses.len() == 1 {
-                Client::connect_with_limit(address, args.max_message_bytes).await?
+                Client::connect_with(address, &options).await
             } else {
-                Client::connect_lazy_with_limit(address, args.max_message_bytes)?
-            };
+                Client::connect_lazy_with(address, &options)
+            }
+            .map_err(|e| anyhow::anyhow!(causes(&e)))?;
             endpoints.push(BatchEndpoint {
                 address: address.clone(),
                 client,
@@ -80,5 +89,114 @@ impl Connection {
         {
             eprintln!("orbit: embedded server: {e:#}");
         }
+    }
+}
+
+/// The connect options `--max-message-bytes`, `--ca` and `--auth-token-file` ask for, for any
+/// `--server` endpoint.
+///
+/// # Errors
+/// If the CA or token file cannot be read, or the token file is empty.
+pub fn connect_options(args: &GlobalArgs) -> anyhow::Result<ConnectOptions> {
+    let ca_pem = args
+        .ca
+        .as_deref()
+        .map(|path| {
+            std::fs::read(path).with_context(|| format!("cannot read --ca {}", path.display()))
+        })
+        .transpose()?;
+    let auth_token = args
+        .auth_token_file
+        .as_deref()
+        .map(read_token)
+        .transpose()?;
+    Ok(ConnectOptions {
+        max_message_bytes: args.max_message_bytes,
+        ca_pem,
+        auth_token,
+    })
+}
+
+/// `error` and its causes on one line, `a: b: c`, each message once: tonic's transport errors
+/// repeat themselves along the chain ("transport error: transport error: invalid peer
+/// certificate: UnknownIssuer: invalid peer certificate: UnknownIssuer").
+fn causes(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut messages: Vec<String> = Vec::new();
+    let mut next = Some(error);
+    while let Some(e) = next {
+        let message = e.to_string();
+        next = e.source();
+        // A wrapper that prints its cause as well ("...: transport error") keeps its own part.
+        if let Some(last) = messages.last_mut()
+            && let Some(own) = last.strip_suffix(&message)
+            && !own.is_empty()
+        {
+            *last = own.trim_end_matches([':', ' ']).to_string();
+        }
+        // "transport error" says nothing the next message does not.
+        if message != "transport error" && !messages.contains(&message) {
+            messages.push(message);
+        }
+    }
+    messages.retain(|m| !m.is_empty());
+    messages.join(": ")
+}
+
+/// The token in `path`, surrounding whitespace trimmed; an empty file is an error.
+fn read_token(path: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --auth-token-file {}", path.display()))?;
+    let token = text.trim();
+    anyhow::ensure!(
+        !token.is_empty(),
+        "--auth-token-file {} is empty",
+        path.display()
+    );
+    Ok(token.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::causes;
+
+    /// An error with a message and an optional cause.
+    #[derive(Debug)]
+    struct Link(&'static str, Option<Box<Link>>);
+
+    impl std::fmt::Display for Link {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Link {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|l| l as _)
+        }
+    }
+
+    fn chain(messages: &[&'static str]) -> Link {
+        messages
+            .iter()
+            .rev()
+            .fold(None, |cause, m| Some(Link(m, cause.map(Box::new))))
+            .expect("at least one message")
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        // The shape of a tonic TLS failure.
+        let error = chain(&[
+            "cannot connect to https://h:1: transport error",
+            "transport error",
+            "invalid peer certificate: UnknownIssuer",
+            "invalid peer certificate: UnknownIssuer",
+        ]);
+        assert_eq!(
+            causes(&error),
+            "cannot connect to https://h:1: invalid peer certificate: UnknownIssuer"
+        );
+        assert_eq!(causes(&chain(&["a", "b", "c"])), "a: b: c");
+        assert_eq!(causes(&chain(&["only"])), "only");
     }
 }

@@ -44,6 +44,21 @@ pub struct GlobalArgs {
     /// Largest gRPC message, bytes.
     #[arg(long, global = true, default_value_t = orbit_client::DEFAULT_MAX_MESSAGE_BYTES)]
     pub max_message_bytes: usize,
+
+    /// PEM file of the CA certificate to trust for an https:// --server. Only that CA is trusted
+    /// then; without --ca, https:// trusts the system's roots.
+    #[arg(long, global = true, env = "ORBIT_CA", value_name = "FILE")]
+    pub ca: Option<PathBuf>,
+
+    /// File holding the server's bearer token (surrounding whitespace trimmed); sent as
+    /// `authorization: Bearer <token>` on every call to --server.
+    #[arg(
+        long,
+        global = true,
+        env = "ORBIT_AUTH_TOKEN_FILE",
+        value_name = "FILE"
+    )]
+    pub auth_token_file: Option<PathBuf>,
 }
 
 /// The commands.
