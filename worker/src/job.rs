@@ -5,15 +5,21 @@
 //! [`JobSpec::run`] on a worker thread.
 
 use crate::context::SolveContext;
-use crate::counting::{CountAnswer, CountProblem, solve_count, validate_count};
+use crate::counting::{
+    CountAnswer, CountProblem, count_memory_estimate, solve_count, validate_count,
+};
 use crate::error::SolveError;
 use crate::game::{
     Cell, CopThiefValue, GameGraph, GameSolution, Grid, solve_cop_thief, solve_game,
     validate_cop_thief, validate_game,
 };
-use crate::group::{GroupAnswer, GroupProblem, solve_group, validate_group_problem};
+use crate::game::{cop_thief, retrograde};
+use crate::group::{
+    GroupAnswer, GroupProblem, group_memory_estimate, solve_group, validate_group_problem,
+};
 use crate::limits::Limits;
-use crate::puzzle::{PuzzleProblem, solve_puzzle, validate_puzzle};
+use crate::memory::over_budget;
+use crate::puzzle::{self, PuzzleProblem, solve_puzzle, validate_puzzle};
 
 /// A job, ready to validate and run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,11 +87,61 @@ impl JobSpec {
         }
     }
 
-    /// Checks the job against `limits` and for malformed input, before it is queued.
+    /// Upper bound on the bytes [`run`](Self::run) allocates for this job: the solver's working
+    /// memory and the answer it builds (the answer's decimal numbers included), not the job's
+    /// input, which is already in memory. Each solver derives its bound from its own allocations
+    /// (see [`retrograde::memory_estimate`], [`cop_thief::memory_estimate`],
+    /// [`puzzle::memory_estimate`], [`count_memory_estimate`], [`group_memory_estimate`]). For the
+    /// parts only known while a group job runs (its stabiliser chain, the enumeration), the bound
+    /// is the budget they are charged against as they grow: `max_group_chain_bytes`, capped by
+    /// what is left of `max_job_memory`.
+    ///
+    /// Meaningful for a job whose sizes passed the limits; [`validate`](Self::validate) checks
+    /// them first.
+    ///
+    /// ```
+    /// use orbit_worker::Limits;
+    /// use orbit_worker::game::GameGraph;
+    /// use orbit_worker::job::JobSpec;
+    /// let job = JobSpec::Game { graph: GameGraph { vertices: 1_000, edges: vec![(0, 1); 5_000] }, query: vec![] };
+    /// let bytes = job.memory_estimate(&Limits::default());
+    /// assert!(bytes >= 4 * 5_000 + 21 * 1_000 && bytes < 1 << 20);
+    /// ```
+    pub fn memory_estimate(&self, limits: &Limits) -> u64 {
+        match self {
+            JobSpec::Game { graph, .. } => {
+                retrograde::memory_estimate(u64::from(graph.vertices), graph.edges.len() as u64)
+            }
+            JobSpec::CopThief { grid, queries } => cop_thief::memory_estimate(grid, queries.len()),
+            JobSpec::Group(problem) => group_memory_estimate(problem, limits),
+            JobSpec::Count(problem) => count_memory_estimate(problem, limits),
+            JobSpec::Puzzle(problem) => puzzle::memory_estimate(
+                u64::from(problem.n),
+                problem.edges.len() as u64,
+                problem.targets.len() as u64,
+            ),
+        }
+    }
+
+    /// Checks the job against `limits` and for malformed input, before it is queued: first the
+    /// kind's own checks, then its [`memory_estimate`](Self::memory_estimate) against
+    /// `limits.max_job_memory`.
     ///
     /// # Errors
-    /// [`SolveError::InvalidArgument`] naming the field, or [`SolveError::LimitExceeded`].
+    /// [`SolveError::InvalidArgument`] naming the field, or [`SolveError::LimitExceeded`] (for
+    /// the memory: `game job memory estimate of 5.2 GiB exceeds the limit of 4.0 GiB
+    /// (max_job_memory)`).
     pub fn validate(&self, limits: &Limits) -> Result<(), SolveError> {
+        self.validate_input(limits)?;
+        let estimate = self.memory_estimate(limits);
+        if estimate > limits.max_job_memory {
+            return Err(over_budget(self.kind(), estimate, limits.max_job_memory));
+        }
+        Ok(())
+    }
+
+    /// The kind's own checks: malformed input and size limits.
+    fn validate_input(&self, limits: &Limits) -> Result<(), SolveError> {
         match self {
             JobSpec::Game { graph, query } => {
                 validate_game(graph, limits)?;
