@@ -18,8 +18,18 @@ use crate::group::{
     GroupAnswer, GroupProblem, group_memory_estimate, solve_group, validate_group_problem,
 };
 use crate::limits::Limits;
-use crate::memory::over_budget;
+use crate::memory::{SMALL_ALLOCATIONS, over_budget};
 use crate::puzzle::{self, PuzzleProblem, solve_puzzle, validate_puzzle};
+
+/// Bytes per reported vertex of a game's answer as the server sends it: its protobuf record (24
+/// bytes: vertex, outcome, optional depth and move) and at most 24 bytes encoded (four tagged
+/// varints and the record's length).
+pub const ANSWER_BYTES_PER_VERTEX: u64 = 48;
+
+/// Bytes per queried state of a policeman-and-thief answer as the server sends it: its protobuf
+/// record (state, winner, half-moves, best move: under 72 bytes) and its encoding (under 64:
+/// three cells of two tagged varints, a flag, the winner, the half-moves and the lengths).
+pub const ANSWER_BYTES_PER_STATE: u64 = 136;
 
 /// A job, ready to validate and run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,6 +106,12 @@ impl JobSpec {
     /// is the budget they are charged against as they grow: `max_group_chain_bytes`, capped by
     /// what is left of `max_job_memory`.
     ///
+    /// The answer as the server sends it is included where it grows with the job: a game's
+    /// reported vertices ([`ANSWER_BYTES_PER_VERTEX`] each, built from the solution after the
+    /// solver's scratch is freed, so the bound is the larger of the two phases), a
+    /// policeman-and-thief job's states ([`ANSWER_BYTES_PER_STATE`]) and a puzzle's verdicts (two
+    /// bytes each).
+    ///
     /// Meaningful for a job whose sizes passed the limits; [`validate`](Self::validate) checks
     /// them first.
     ///
@@ -109,17 +125,29 @@ impl JobSpec {
     /// ```
     pub fn memory_estimate(&self, limits: &Limits) -> u64 {
         match self {
-            JobSpec::Game { graph, .. } => {
-                retrograde::memory_estimate(u64::from(graph.vertices), graph.edges.len() as u64)
+            JobSpec::Game { graph, query } => {
+                let n = u64::from(graph.vertices);
+                let reported = if query.is_empty() {
+                    n
+                } else {
+                    query.len() as u64
+                };
+                let sent = n
+                    .saturating_mul(9)
+                    .saturating_add(reported.saturating_mul(ANSWER_BYTES_PER_VERTEX))
+                    .saturating_add(SMALL_ALLOCATIONS);
+                retrograde::memory_estimate(n, graph.edges.len() as u64).max(sent)
             }
-            JobSpec::CopThief { grid, queries } => cop_thief::memory_estimate(grid, queries.len()),
+            JobSpec::CopThief { grid, queries } => cop_thief::memory_estimate(grid, queries.len())
+                .saturating_add((queries.len() as u64).saturating_mul(ANSWER_BYTES_PER_STATE)),
             JobSpec::Group(problem) => group_memory_estimate(problem, limits),
             JobSpec::Count(problem) => count_memory_estimate(problem, limits),
             JobSpec::Puzzle(problem) => puzzle::memory_estimate(
                 u64::from(problem.n),
                 problem.edges.len() as u64,
                 problem.targets.len() as u64,
-            ),
+            )
+            .saturating_add((problem.targets.len() as u64).saturating_mul(2)),
         }
     }
 
