@@ -119,6 +119,12 @@ pub struct ServerConfig {
     /// cannot send headers). The server refuses to start if the file is missing or empty.
     #[arg(long, env = "ORBIT_AUTH_TOKEN_FILE", value_name = "FILE")]
     pub auth_token_file: Option<PathBuf>,
+
+    /// Most memory one job may allocate while it runs, bytes or with a suffix K, M, G, T (powers
+    /// of 1024: 512M, 4G). A job whose estimate is larger is refused with RESOURCE_EXHAUSTED
+    /// before it runs; a group job's stabiliser chain and enumeration are charged against it.
+    #[arg(long, env = "ORBIT_MAX_JOB_MEMORY", default_value = "4G", value_parser = parse_byte_size)]
+    pub max_job_memory: u64,
 }
 
 impl Default for ServerConfig {
@@ -145,6 +151,7 @@ impl Default for ServerConfig {
             tls_cert: None,
             tls_key: None,
             auth_token_file: None,
+            max_job_memory: limits.max_job_memory,
         }
     }
 }
@@ -181,6 +188,7 @@ impl ServerConfig {
             max_degree: self.max_degree,
             max_group_elements: self.max_group_elements,
             max_permutation_entries: self.max_permutation_entries,
+            max_job_memory: self.max_job_memory,
             threads_per_job: self
                 .threads_per_job
                 .unwrap_or(defaults.threads_per_job)
@@ -196,4 +204,44 @@ fn seconds(value: f64) -> Duration {
         return Duration::ZERO;
     }
     Duration::try_from_secs_f64(value).unwrap_or(Duration::MAX)
+}
+
+/// Parses a byte count: digits, optionally followed by `K`, `M`, `G` or `T` (powers of 1024,
+/// case-insensitive; `KiB`, `MB` and the like are read the same way).
+///
+/// ```
+/// use orbit_server::config::parse_byte_size;
+/// assert_eq!(parse_byte_size("1048576"), Ok(1 << 20));
+/// assert_eq!(parse_byte_size("512M"), Ok(512 << 20));
+/// assert_eq!(parse_byte_size("4GiB"), Ok(4 << 30));
+/// assert!(parse_byte_size("4X").unwrap_err().contains("4X"));
+/// ```
+///
+/// # Errors
+/// A message naming the text and the accepted forms.
+pub fn parse_byte_size(text: &str) -> Result<u64, String> {
+    let junk = || {
+        format!(
+            "`{text}` is not a byte count: expected digits, optionally with a suffix K, M, G or T \
+             (powers of 1024), e.g. 1073741824, 512M or 4G"
+        )
+    };
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (digits, suffix) = trimmed.split_at(split);
+    let number: u64 = digits.parse().map_err(|_| junk())?;
+    let suffix = suffix.trim_start().to_ascii_uppercase();
+    let shift = match suffix.trim_end_matches('B').trim_end_matches('I') {
+        "" if suffix.is_empty() || suffix == "B" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(junk()),
+    };
+    number
+        .checked_mul(1 << shift)
+        .ok_or_else(|| format!("`{text}` is more bytes than fit in 64 bits"))
 }

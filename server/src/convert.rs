@@ -476,6 +476,7 @@ pub fn limits_to_proto(limits: &orbit_worker::Limits, max_message_bytes: usize) 
         max_degree: limits.max_degree,
         max_group_elements: limits.max_group_elements,
         max_permutation_entries: limits.max_permutation_entries,
+        max_job_memory: limits.max_job_memory,
     }
 }
 

@@ -5,15 +5,31 @@
 //! [`JobSpec::run`] on a worker thread.
 
 use crate::context::SolveContext;
-use crate::counting::{CountAnswer, CountProblem, solve_count, validate_count};
+use crate::counting::{
+    CountAnswer, CountProblem, count_memory_estimate, solve_count, validate_count,
+};
 use crate::error::SolveError;
 use crate::game::{
     Cell, CopThiefValue, GameGraph, GameSolution, Grid, solve_cop_thief, solve_game,
     validate_cop_thief, validate_game,
 };
-use crate::group::{GroupAnswer, GroupProblem, solve_group, validate_group_problem};
+use crate::game::{cop_thief, retrograde};
+use crate::group::{
+    GroupAnswer, GroupProblem, group_memory_estimate, solve_group, validate_group_problem,
+};
 use crate::limits::Limits;
-use crate::puzzle::{PuzzleProblem, solve_puzzle, validate_puzzle};
+use crate::memory::{SMALL_ALLOCATIONS, over_budget};
+use crate::puzzle::{self, PuzzleProblem, solve_puzzle, validate_puzzle};
+
+/// Bytes per reported vertex of a game's answer as the server sends it: its protobuf record (24
+/// bytes: vertex, outcome, optional depth and move) and at most 24 bytes encoded (four tagged
+/// varints and the record's length).
+pub const ANSWER_BYTES_PER_VERTEX: u64 = 48;
+
+/// Bytes per queried state of a policeman-and-thief answer as the server sends it: its protobuf
+/// record (state, winner, half-moves, best move: under 72 bytes) and its encoding (under 64:
+/// three cells of two tagged varints, a flag, the winner, the half-moves and the lengths).
+pub const ANSWER_BYTES_PER_STATE: u64 = 136;
 
 /// A job, ready to validate and run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,11 +97,79 @@ impl JobSpec {
         }
     }
 
-    /// Checks the job against `limits` and for malformed input, before it is queued.
+    /// Upper bound on the bytes [`run`](Self::run) allocates for this job: the solver's working
+    /// memory and the answer it builds (the answer's decimal numbers included), not the job's
+    /// input, which is already in memory. Each solver derives its bound from its own allocations
+    /// (see [`retrograde::memory_estimate`], [`cop_thief::memory_estimate`],
+    /// [`puzzle::memory_estimate`], [`count_memory_estimate`], [`group_memory_estimate`]). For the
+    /// parts only known while a group job runs (its stabiliser chain, the enumeration), the bound
+    /// is the budget they are charged against as they grow: `max_group_chain_bytes`, capped by
+    /// what is left of `max_job_memory`.
+    ///
+    /// The answer as the server sends it is included where it grows with the job: a game's
+    /// reported vertices ([`ANSWER_BYTES_PER_VERTEX`] each, built from the solution after the
+    /// solver's scratch is freed, so the bound is the larger of the two phases), a
+    /// policeman-and-thief job's states ([`ANSWER_BYTES_PER_STATE`]) and a puzzle's verdicts (two
+    /// bytes each).
+    ///
+    /// Meaningful for a job whose sizes passed the limits; [`validate`](Self::validate) checks
+    /// them first.
+    ///
+    /// ```
+    /// use orbit_worker::Limits;
+    /// use orbit_worker::game::GameGraph;
+    /// use orbit_worker::job::JobSpec;
+    /// let job = JobSpec::Game { graph: GameGraph { vertices: 1_000, edges: vec![(0, 1); 5_000] }, query: vec![] };
+    /// let bytes = job.memory_estimate(&Limits::default());
+    /// assert!(bytes >= 4 * 5_000 + 21 * 1_000 && bytes < 1 << 20);
+    /// ```
+    pub fn memory_estimate(&self, limits: &Limits) -> u64 {
+        match self {
+            JobSpec::Game { graph, query } => {
+                let n = u64::from(graph.vertices);
+                let reported = if query.is_empty() {
+                    n
+                } else {
+                    query.len() as u64
+                };
+                let sent = n
+                    .saturating_mul(9)
+                    .saturating_add(reported.saturating_mul(ANSWER_BYTES_PER_VERTEX))
+                    .saturating_add(SMALL_ALLOCATIONS);
+                retrograde::memory_estimate(n, graph.edges.len() as u64).max(sent)
+            }
+            JobSpec::CopThief { grid, queries } => cop_thief::memory_estimate(grid, queries.len())
+                .saturating_add((queries.len() as u64).saturating_mul(ANSWER_BYTES_PER_STATE)),
+            JobSpec::Group(problem) => group_memory_estimate(problem, limits),
+            JobSpec::Count(problem) => count_memory_estimate(problem, limits),
+            JobSpec::Puzzle(problem) => puzzle::memory_estimate(
+                u64::from(problem.n),
+                problem.edges.len() as u64,
+                problem.targets.len() as u64,
+            )
+            .saturating_add((problem.targets.len() as u64).saturating_mul(2)),
+        }
+    }
+
+    /// Checks the job against `limits` and for malformed input, before it is queued: first the
+    /// kind's own checks, then its [`memory_estimate`](Self::memory_estimate) against
+    /// `limits.max_job_memory`.
     ///
     /// # Errors
-    /// [`SolveError::InvalidArgument`] naming the field, or [`SolveError::LimitExceeded`].
+    /// [`SolveError::InvalidArgument`] naming the field, or [`SolveError::LimitExceeded`] (for
+    /// the memory: `game job memory estimate of 5.2 GiB exceeds the limit of 4.0 GiB
+    /// (max_job_memory)`).
     pub fn validate(&self, limits: &Limits) -> Result<(), SolveError> {
+        self.validate_input(limits)?;
+        let estimate = self.memory_estimate(limits);
+        if estimate > limits.max_job_memory {
+            return Err(over_budget(self.kind(), estimate, limits.max_job_memory));
+        }
+        Ok(())
+    }
+
+    /// The kind's own checks: malformed input and size limits.
+    fn validate_input(&self, limits: &Limits) -> Result<(), SolveError> {
         match self {
             JobSpec::Game { graph, query } => {
                 validate_game(graph, limits)?;

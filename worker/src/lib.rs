@@ -11,6 +11,7 @@ pub mod game;
 pub mod group;
 pub mod job;
 pub mod limits;
+pub mod memory;
 pub mod pool;
 pub mod priority;
 pub mod puzzle;

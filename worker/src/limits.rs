@@ -1,6 +1,12 @@
 //! Size limits checked before a job is queued, so no input can make a worker allocate without
 //! bound. The server sets them from its flags and reports them in `ServerInfo`.
 
+/// Default [`Limits::max_job_memory`]: 4 GiB, so that the scale benchmarks' jobs fit with room
+/// to spare (the 10^7-vertex / 5·10^7-edge game is estimated at 392 MiB, the 100 x 100
+/// policeman-and-thief grid at 815 MiB, a group job at its fixed part plus the 1 GiB chain
+/// budget; see `worker/tests/memory_estimates.rs`).
+pub const DEFAULT_MAX_JOB_MEMORY: u64 = 4 << 30;
+
 /// Upper bounds on job sizes. Each solver's `validate` checks the ones that apply to it and answers
 /// [`SolveError::LimitExceeded`](crate::SolveError::LimitExceeded) stating the bound.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +26,13 @@ pub struct Limits {
     /// Bytes a permutation group's stabiliser chain (explicit transversals, strong generators) or
     /// its exported transversals may occupy.
     pub max_group_chain_bytes: u64,
+    /// Bytes one job may allocate while it runs: its working memory and the answer it builds (its
+    /// input is already in memory). [`JobSpec::validate`](crate::job::JobSpec::validate) refuses a
+    /// job whose [`memory_estimate`](crate::job::JobSpec::memory_estimate) is above it, and the
+    /// parts of a group job that are only known while running (the stabiliser chain, the
+    /// enumeration) are charged against what is left of it, so the sum of the running jobs'
+    /// budgets bounds what the solvers hold.
+    pub max_job_memory: u64,
     /// Threads one job may use inside its solver (solvers that parallelise, e.g. the
     /// policeman-and-thief game). Not a size limit, but a resource cap set by the server.
     pub threads_per_job: usize,
@@ -35,6 +48,7 @@ impl Default for Limits {
             max_group_elements: 100_000_000,
             max_permutation_entries: 50_000_000,
             max_group_chain_bytes: 1 << 30,
+            max_job_memory: DEFAULT_MAX_JOB_MEMORY,
             threads_per_job: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),

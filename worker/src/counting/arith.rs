@@ -6,6 +6,8 @@ use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::{One, Zero};
 
+use crate::memory::{bigint_work_bytes, grown_vec_bytes};
+
 /// Greatest common divisor of two `u64`s (`gcd(0, 0) = 0`).
 pub(crate) fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
@@ -163,6 +165,41 @@ pub(crate) fn pow_bits(k: u64, e: u64) -> f64 {
     } else {
         (e as f64) * (k as f64).log2()
     }
+}
+
+/// Upper bound on the number of divisors of `n`: at most `2 √n`, and no `u64` has more than
+/// 103,680.
+pub(crate) fn divisor_count_bound(n: u64) -> u64 {
+    (2 * n.isqrt() + 1).min(103_680)
+}
+
+/// Upper bound on the bytes of [`divisors_with_phi`]`(n)`: its `(divisor, phi)` pairs in a grown
+/// vector, plus the factorisation's few words.
+pub(crate) fn divisors_memory_estimate(n: u64) -> u64 {
+    grown_vec_bytes(divisor_count_bound(n), 16).saturating_add(1024)
+}
+
+/// Upper bound on the bytes a [`BurnsideSum`] allocates (its powers, accumulator and quotient,
+/// and the decimal conversion of the answer) for a group of at most `order_bits` bits and
+/// exponents at most `max_exponent`, with `k` colours and optionally a modulus of
+/// `modulus_bits` bits.
+///
+/// Exactly, every number is below `|G| · k^max_exponent` (the sum of at most `|G|` terms); modulo
+/// `M`, below `|G| · M`. At most three such numbers are held between operations (the accumulator,
+/// a term, the answer); each operation is bounded by [`bigint_work_bytes`].
+pub(crate) fn burnside_memory_estimate(
+    k: u64,
+    max_exponent: u64,
+    order_bits: u64,
+    modulus_bits: Option<u64>,
+) -> u64 {
+    let bits = match modulus_bits {
+        Some(m) => m.saturating_add(order_bits).saturating_add(64),
+        None => (pow_bits(k, max_exponent).ceil() as u64)
+            .saturating_add(order_bits)
+            .saturating_add(64),
+    };
+    bigint_work_bytes(bits, 4)
 }
 
 /// Accumulates a Burnside sum `S = sum coefficient * k^exponent` over a group `G` and returns the

@@ -14,6 +14,34 @@ use num_traits::One;
 
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::memory::{SMALL_ALLOCATIONS, bigint_work_bytes};
+
+/// Upper bound on the bytes [`binary_tree_count`] allocates (the answer and its decimal
+/// conversion included).
+///
+/// Exactly, every number is at most `c(depth) <= k^(2^(depth+1) - 1)`; each level squares the
+/// previous count. With a modulus of `modulus_bits` bits, numbers stay below
+/// `(2^depth M)^2`. Either way [`bigint_work_bytes`] bounds the operations.
+///
+/// ```
+/// use orbit_worker::counting::binary_tree_memory_estimate;
+/// assert!(binary_tree_memory_estimate(10, 2, None) < 200_000);
+/// ```
+pub fn binary_tree_memory_estimate(depth: u64, k: u64, modulus_bits: Option<u64>) -> u64 {
+    if k <= 1 {
+        return SMALL_ALLOCATIONS;
+    }
+    let bits = match modulus_bits {
+        Some(m) => m.saturating_add(depth).saturating_mul(2).saturating_add(64),
+        None => {
+            let vertices = 1u64
+                .checked_shl(depth.saturating_add(1).min(64) as u32)
+                .map_or(u64::MAX, |v| v - 1);
+            (vertices as f64 * (k as f64).log2()).ceil() as u64 + 64
+        }
+    };
+    bigint_work_bytes(bits, 3).saturating_add(SMALL_ALLOCATIONS)
+}
 
 /// The number of `k`-colourings of the depth-`depth` complete binary tree up to child swaps.
 ///

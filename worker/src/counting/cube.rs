@@ -15,8 +15,10 @@ use std::str::FromStr;
 
 use num_bigint::BigUint;
 
+use super::arith::burnside_memory_estimate;
 use super::cycle_index::{CycleIndex, CycleType};
 use crate::error::SolveError;
+use crate::memory::SMALL_ALLOCATIONS;
 
 /// Which cells of the cube are coloured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -110,6 +112,18 @@ pub fn cube_cycle_index(part: CubePart) -> CycleIndex {
             .iter()
             .map(|&(n, t)| (CycleType::new(t.iter().copied()), BigUint::from(n))),
     )
+}
+
+/// Upper bound on the bytes [`cube_count`] allocates: the five-term cycle index and a Burnside
+/// sum over 24 elements with exponents at most 12 (numbers below `24 k^12`, or `24 M` with a
+/// modulus of `modulus_bits` bits).
+///
+/// ```
+/// use orbit_worker::counting::cube_memory_estimate;
+/// assert!(cube_memory_estimate(3, None) < 100_000);
+/// ```
+pub fn cube_memory_estimate(k: u64, modulus_bits: Option<u64>) -> u64 {
+    burnside_memory_estimate(k, 12, 5, modulus_bits).saturating_add(SMALL_ALLOCATIONS)
 }
 
 /// The number of colourings of the cube's `part` with `k` colours up to rotation.

@@ -18,6 +18,7 @@ use num_traits::{One, Zero};
 use super::arith::{BurnsideSum, binomial};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::memory::{MemoryBudget, bigint_bytes};
 
 /// Largest dynamic-programming table (product of `multiplicity + 1` over a cycle type) that the
 /// pattern inventory builds for one cycle type.
@@ -155,6 +156,22 @@ impl fmt::Display for Rational {
     }
 }
 
+/// Upper bound on the bytes one term of a cycle index costs from the tally to the answer: its
+/// cycle type (`16` bytes per part), its element count while tallied (a `(type, count)` slot in
+/// a grown vector, `96`), in [`CycleIndex::from_counts`]'s merge map (`168`: a 48-byte slot, 8/7
+/// load factor, old and new tables during a resize) and as a [`CycleIndexTerm`] (`96`), its three
+/// big integers of at most `order_bits` bits (count, coefficient numerator and denominator) and
+/// its decimal form in the answer (`order_bits` bytes covers two numbers of `0.31 · order_bits`
+/// digits; `32` bytes per part).
+pub(crate) fn cycle_index_term_bytes(parts: u64, order_bits: u64) -> u64 {
+    parts
+        .saturating_mul(16 + 16 + 32)
+        .saturating_add(24 + 96 + 168 + 96 + 3 * 24)
+        .saturating_add(bigint_bytes(order_bits).saturating_mul(3))
+        .saturating_add(order_bits)
+        .saturating_add(64)
+}
+
 /// One monomial of a cycle index: `coefficient * cycle_type`, where `coefficient = elements / |G|`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CycleIndexTerm {
@@ -261,12 +278,39 @@ impl CycleIndex {
         modulus: Option<&BigUint>,
         ctx: &SolveContext,
     ) -> Result<BigUint, SolveError> {
+        let mut unlimited = MemoryBudget::new(u64::MAX);
+        self.count_with_content_within(content, modulus, ctx, &mut unlimited)
+    }
+
+    /// [`count_with_content`](Self::count_with_content), charging each cycle type's tables
+    /// against `budget` before building them (see [`content_table_bytes`]) and giving them back
+    /// after.
+    ///
+    /// # Errors
+    /// As [`count_with_content`](Self::count_with_content), and `LimitExceeded` when a table does
+    /// not fit what is left of the budget.
+    pub(crate) fn count_with_content_within(
+        &self,
+        content: &[u64],
+        modulus: Option<&BigUint>,
+        ctx: &SolveContext,
+        budget: &mut MemoryBudget,
+    ) -> Result<BigUint, SolveError> {
         check_content(content, self.degree)?;
+        let value_bits = multinomial_bits_bound(content);
         let mut sum = BurnsideSum::new(1, self.group_order.clone(), modulus);
         for t in &self.terms {
             ctx.check()?;
-            let fixed = fixed_with_content(&t.cycle_type, content)?;
-            sum.add_value(&(fixed * &t.elements));
+            let bytes = content_table_bytes(&t.cycle_type, value_bits);
+            budget.charge(bytes, || {
+                format!(
+                    "the pattern inventory table for cycle type {}",
+                    t.cycle_type
+                )
+            })?;
+            let fixed = fixed_with_content(&t.cycle_type, content);
+            budget.release(bytes);
+            sum.add_value(&(fixed? * &t.elements));
         }
         Ok(sum.finish())
     }
@@ -305,6 +349,41 @@ pub(crate) fn check_content(content: &[u64], degree: u64) -> Result<(), SolveErr
         ));
     }
     Ok(())
+}
+
+/// Upper bound on the bits of the multinomial coefficient `d! / prod content[j]!` (`d` the sum),
+/// which bounds every count of colourings with this content: `log2 d! <= d log2 d` and
+/// `log2 c! >= c log2 (c / e)` (Stirling), so the bound costs one logarithm per colour.
+pub(crate) fn multinomial_bits_bound(content: &[u64]) -> u64 {
+    let d = content.iter().fold(0u64, |acc, &c| acc.saturating_add(c)) as f64;
+    let upper = |n: f64| if n < 2.0 { 0.0 } else { n * n.log2() };
+    let lower = |n: f64| {
+        if n < 2.0 {
+            0.0
+        } else {
+            n * (n.log2() - std::f64::consts::LOG2_E)
+        }
+    };
+    let bits = upper(d) - content.iter().map(|&c| lower(c as f64)).sum::<f64>();
+    bits.max(0.0).ceil() as u64 + 2
+}
+
+/// Upper bound on the bytes [`fixed_with_content`] allocates for cycle type `t` when every value
+/// has at most `value_bits` bits: two tables of `prod (m_i + 1)` big integers (a 24-byte header
+/// and the digits each), one weight per part along the recursion, and its small vectors.
+pub(crate) fn content_table_bytes(t: &CycleType, value_bits: u64) -> u64 {
+    let states = t
+        .parts()
+        .iter()
+        .fold(1u64, |acc, &(_, m)| acc.saturating_mul(m.saturating_add(1)))
+        .min(MAX_CONTENT_STATES + 1);
+    let value = bigint_bytes(value_bits).saturating_add(32);
+    let parts = t.parts().len() as u64;
+    states
+        .saturating_mul(2)
+        .saturating_mul(value)
+        .saturating_add(parts.saturating_mul(value + 32))
+        .saturating_add(1024)
 }
 
 /// The number of colourings fixed by one permutation of cycle type `t` that use colour `j`

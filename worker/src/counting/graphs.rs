@@ -18,6 +18,7 @@ use num_bigint::BigUint;
 use super::arith::factorial;
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::memory::{SMALL_ALLOCATIONS, bigint_bytes, bigint_work_bytes};
 
 /// `p(n)`, the number of partitions of `n`, or `None` if it does not fit in a `u128`
 /// (`n` above about 1,400).
@@ -167,6 +168,44 @@ impl Search<'_> {
         let gain = r64 * (r64 - 1) / 2 + r64 * self.cycles;
         self.leaf(depth, e + gain)
     }
+}
+
+/// Upper bound on the bytes [`graphs_count`] allocates for `n` vertices (the answer and its
+/// decimal conversion included), with a modulus of `modulus_bits` bits if any.
+///
+/// With `F = n log2 n` bounding the bits of `n!`, `w = ⌈(2F + 2) / 64⌉ + 1` limbs per fixed-width number and
+/// `E = n(n-1)/2`: the gcd table (`8 (n+1)²`), the class sizes per depth (`8 w (n + 2)`), the sums
+/// per exponent (`8 w (E + 1)`), the partition counts (`16 (n + 1)`) and the chosen parts (`16n`);
+/// then big integers of at most `E + 2F + 128` bits (the weighted sum, its quotient by `n!`, the
+/// decimal conversion), bounded by [`bigint_work_bytes`], and `n!` itself.
+///
+/// ```
+/// use orbit_worker::counting::graphs_memory_estimate;
+/// // The scale benchmark: n = 70: about 410 KiB.
+/// assert_eq!(graphs_memory_estimate(70, None) >> 10, 410);
+/// ```
+pub fn graphs_memory_estimate(n: u64, modulus_bits: Option<u64>) -> u64 {
+    if n <= 1 {
+        return SMALL_ALLOCATIONS;
+    }
+    let factorial_bits = crate::group::order_bits_bound(n); // n! <= n^n
+    let width = (2 * factorial_bits + 2).div_ceil(64) + 1;
+    let max_e = n.saturating_mul(n - 1) / 2;
+    let tables = (n + 1)
+        .saturating_mul(n + 1)
+        .saturating_mul(8)
+        .saturating_add(width.saturating_mul(8).saturating_mul(n + 2))
+        .saturating_add(width.saturating_mul(8).saturating_mul(max_e + 1))
+        .saturating_add((n + 1).saturating_mul(16))
+        .saturating_add(n.saturating_mul(16));
+    let bits = max_e
+        .saturating_add(2 * factorial_bits)
+        .saturating_add(128)
+        .max(modulus_bits.unwrap_or(0));
+    tables
+        .saturating_add(bigint_work_bytes(bits, 3))
+        .saturating_add(2 * bigint_bytes(factorial_bits))
+        .saturating_add(SMALL_ALLOCATIONS)
 }
 
 /// The number of unlabelled graphs on `n` vertices (OEIS A000088), exactly or modulo `modulus`.

@@ -14,14 +14,20 @@ use std::hash::{BuildHasherDefault, Hasher};
 use num_bigint::BigUint;
 use num_traits::One;
 
-use super::arith::{BurnsideSum, binomial, divisors_with_phi, factorial, factorize};
-use super::cycle_index::{CycleIndex, CycleType, check_content};
+use super::arith::{
+    BurnsideSum, binomial, burnside_memory_estimate, divisors_memory_estimate, divisors_with_phi,
+    factorial, factorize,
+};
+use super::cycle_index::{
+    CycleIndex, CycleType, check_content, cycle_index_term_bytes, multinomial_bits_bound,
+};
 use super::dihedral::is_natural_dihedral;
 use super::necklace::{bracelet_count, bracelet_cycle_index};
 use crate::context::SolveContext;
 use crate::error::SolveError;
-use crate::group::{GroupKind, Perm, PermGroup};
+use crate::group::{GroupKind, Perm, PermGroup, chain_budget, perm_group_memory_estimate};
 use crate::limits::Limits;
+use crate::memory::{MemoryBudget, SMALL_ALLOCATIONS, bigint_work_bytes, grown_vec_bytes};
 
 /// How the elements of an enumerated group were tallied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,6 +153,19 @@ struct Enumerator<'a, P: Point> {
     work: u64,
     total: f64,
     ctx: &'a SolveContext,
+    /// Charged for every cycle type the tally meets for the first time.
+    budget: &'a mut MemoryBudget,
+}
+
+/// Bytes charged per entry of a tally's hash map: a slot of at most 32 bytes and its control
+/// byte, at 8/7 load and doubled for growth, with the old table alive during a resize.
+const TALLY_ENTRY_BYTES: u64 = 160;
+
+/// Charges a new tally entry whose key owns `key_bytes` more bytes.
+fn charge_new_type(budget: &mut MemoryBudget, key_bytes: u64) -> Result<(), SolveError> {
+    budget.charge(TALLY_ENTRY_BYTES + key_bytes, || {
+        "the cycle types of the enumerated group".to_string()
+    })
 }
 
 impl<P: Point> Enumerator<'_, P> {
@@ -209,7 +228,13 @@ impl<P: Point> Enumerator<'_, P> {
                     }
                     (Tally::Codes(map), Some(tc)) => {
                         for &code in &walk_codes(&qs, d, &tc.weight)[..used] {
-                            *map.entry(code).or_default() += 1;
+                            match map.get_mut(&code) {
+                                Some(n) => *n += 1,
+                                None => {
+                                    charge_new_type(self.budget, 0)?;
+                                    map.insert(code, 1);
+                                }
+                            }
                         }
                     }
                     _ => {}
@@ -239,7 +264,13 @@ impl<P: Point> Enumerator<'_, P> {
                         .code
                         .as_ref()
                         .map_or(0, |tc| code_of(q, &mut self.seen, tc));
-                    *map.entry(code).or_default() += 1;
+                    match map.get_mut(&code) {
+                        Some(n) => *n += 1,
+                        None => {
+                            charge_new_type(self.budget, 0)?;
+                            map.insert(code, 1);
+                        }
+                    }
                 }
                 Tally::Types(map) => {
                     self.lengths.clear();
@@ -248,6 +279,7 @@ impl<P: Point> Enumerator<'_, P> {
                     match map.get_mut(&self.lengths) {
                         Some(c) => *c += 1,
                         None => {
+                            charge_new_type(self.budget, 8 * self.lengths.len() as u64)?;
                             map.insert(self.lengths.clone(), 1);
                         }
                     }
@@ -440,12 +472,55 @@ pub fn enumerate_levels(
     want_types: bool,
     ctx: &SolveContext,
 ) -> Result<ElementTally, SolveError> {
+    let mut unlimited = MemoryBudget::new(u64::MAX);
+    enumerate_levels_within(degree, levels, want_types, ctx, &mut unlimited)
+}
+
+/// Bytes per point of the enumeration's image arrays: `u8` up to degree 256, then `u16`, then
+/// `u32`.
+fn point_bytes(degree: usize) -> u64 {
     if degree <= 256 {
-        enumerate_with::<u8>(degree, levels, want_types, ctx)
+        1
     } else if degree <= 65536 {
-        enumerate_with::<u16>(degree, levels, want_types, ctx)
+        2
     } else {
-        enumerate_with::<u32>(degree, levels, want_types, ctx)
+        4
+    }
+}
+
+/// Upper bound on what [`enumerate_levels`] allocates for levels of the given lengths, before
+/// its tally: the levels re-encoded in the narrow point type (one vector per representative), the
+/// identity, one partial product per level, the leaf, the cycle walk's scratch (`seen`, the
+/// lengths of one element) and the counts by number of cycles (twice: tallied, then summed from
+/// the types).
+fn enumeration_bytes(degree: usize, lengths: &[u64]) -> u64 {
+    let d = degree as u64;
+    let image = point_bytes(degree).saturating_mul(d).saturating_add(24);
+    let reps: u64 = lengths.iter().filter(|&&l| l > 1).sum();
+    let levels = lengths.len() as u64 + 1;
+    reps.saturating_mul(image)
+        .saturating_add(levels.saturating_mul(image + 48))
+        .saturating_add(image)
+        .saturating_add(d)
+        .saturating_add(grown_vec_bytes(d, 8))
+        .saturating_add((d + 1).saturating_mul(16))
+}
+
+/// [`enumerate_levels`], charging `budget` for every cycle type tallied (the levels' own copies
+/// are charged by the caller, see [`enumeration_bytes`]).
+fn enumerate_levels_within(
+    degree: usize,
+    levels: &[Vec<Vec<u32>>],
+    want_types: bool,
+    ctx: &SolveContext,
+    budget: &mut MemoryBudget,
+) -> Result<ElementTally, SolveError> {
+    if degree <= 256 {
+        enumerate_with::<u8>(degree, levels, want_types, ctx, budget)
+    } else if degree <= 65536 {
+        enumerate_with::<u16>(degree, levels, want_types, ctx, budget)
+    } else {
+        enumerate_with::<u32>(degree, levels, want_types, ctx, budget)
     }
 }
 
@@ -454,6 +529,7 @@ fn enumerate_with<P: Point>(
     levels: &[Vec<Vec<u32>>],
     want_types: bool,
     ctx: &SolveContext,
+    budget: &mut MemoryBudget,
 ) -> Result<ElementTally, SolveError> {
     let identity: Vec<P> = (0..degree as u32).map(P::from_u32).collect();
     let mut levels: Vec<Vec<Vec<P>>> = levels
@@ -497,6 +573,7 @@ fn enumerate_with<P: Point>(
         work: 0,
         total,
         ctx,
+        budget,
     };
     e.dfs(0)?;
     let elements = e.elements;
@@ -675,6 +752,86 @@ pub struct GroupCount {
     pub cycle_index: Option<CycleIndex>,
 }
 
+/// Upper bound on the bytes [`count_group`] allocates for a group of degree `degree` from
+/// `generators` permutations besides what is only known while it runs (the stabiliser chain, the
+/// enumeration and its tally, the cycle index, the pattern inventory's tables), which is charged
+/// against the chain budget (see [`count_group_memory_estimate`]):
+/// * the copy of the generators the job hands over (`k (4d + 16)`) and the group's construction
+///   ([`perm_group_memory_estimate`]);
+/// * the shortcuts: a generator's cycle type and prime powers (`d` plus a few words per distinct
+///   cycle length), the dihedral test (its product-replacement slots, up to 16 inverses and
+///   products: `4d (max(10, k) + 22)`) and the divisors of `d`;
+/// * the enumeration's fixed scratch, the counts by number of cycles (`40d`);
+/// * big integers: the Burnside sums (numbers below `|G| k^d`, or `|G| M` with a modulus; `|G|`
+///   has at most `d log2 d` bits), `Sym`/`Alt`'s binomial `C(d + k - 1, d)`, and with a content
+///   the products of multinomial-sized counts by class sizes.
+fn count_group_fixed_memory(
+    degree: u64,
+    generators: u64,
+    k: u64,
+    content: Option<&[u64]>,
+    modulus_bits: Option<u64>,
+) -> u64 {
+    let (d, gens) = (degree, generators);
+    let order_bits = crate::group::order_bits_bound(d);
+    let colours = content.map_or(k, |c| c.len() as u64).max(1);
+    let lengths = (2 * d).isqrt() + 2;
+    let shortcuts = d
+        .saturating_add(lengths.saturating_mul(256))
+        .saturating_add(d.saturating_mul(4).saturating_mul(gens.max(10) + 22))
+        .saturating_add(divisors_memory_estimate(d));
+    let binomial_bits =
+        (d.min(k.saturating_sub(1)) as f64 * ((d as f64) + (k as f64)).log2()).ceil() as u64 + 64;
+    let content_bits = content.map_or(0, |c| {
+        multinomial_bits_bound(c)
+            .saturating_add(order_bits)
+            .saturating_add(64)
+    });
+    gens.saturating_mul(4 * d + 16 + 24)
+        .saturating_add(perm_group_memory_estimate(d, gens))
+        .saturating_add(shortcuts)
+        .saturating_add(d.saturating_mul(40))
+        .saturating_add(burnside_memory_estimate(
+            colours,
+            d,
+            order_bits,
+            modulus_bits,
+        ))
+        .saturating_add(bigint_work_bytes(binomial_bits, 2))
+        .saturating_add(if content.is_some() {
+            bigint_work_bytes(content_bits, 3)
+        } else {
+            0
+        })
+        .saturating_add(SMALL_ALLOCATIONS)
+}
+
+/// Upper bound on the bytes [`count_group`] allocates (the answer included) for a group of degree
+/// `degree` from `generators` permutations, `k` colours or a `content`, and a modulus of
+/// `modulus_bits` bits if any: the fixed part (see the derivation on `count_group_fixed_memory`)
+/// plus the budget — [`chain_budget`] — that everything only known while running is charged
+/// against before it is allocated: the stabiliser chain, then the transversals and their copies
+/// for the enumeration, the tally's cycle types, the cycle index, each pattern-inventory table.
+///
+/// ```
+/// use orbit_worker::Limits;
+/// use orbit_worker::counting::count_group_memory_estimate;
+/// let limits = Limits { max_job_memory: 64 << 20, ..Limits::default() };
+/// // Small groups get the rest of the job's limit as their budget.
+/// assert_eq!(count_group_memory_estimate(6, 2, 2, None, None, &limits), 64 << 20);
+/// ```
+pub fn count_group_memory_estimate(
+    degree: u64,
+    generators: u64,
+    k: u64,
+    content: Option<&[u64]>,
+    modulus_bits: Option<u64>,
+    limits: &Limits,
+) -> u64 {
+    let fixed = count_group_fixed_memory(degree, generators, k, content, modulus_bits);
+    fixed.saturating_add(chain_budget(limits, fixed))
+}
+
 /// Counts the orbits of colourings of `0..degree` under the group generated by `generators`.
 ///
 /// Arguments: `degree`, `generators` (each of that degree); `k` colours; `content` — if given,
@@ -796,19 +953,48 @@ fn count_group_with(
     if let Some(c) = content {
         check_content(c, degree as u64)?;
     }
+    let fixed = count_group_fixed_memory(
+        degree as u64,
+        generators.len() as u64,
+        k,
+        content,
+        modulus.map(BigUint::bits),
+    );
+    let mut budget = MemoryBudget::new(chain_budget(limits, fixed));
     if shortcuts {
         let moving: Vec<&Perm> = generators.iter().filter(|g| !g.is_identity()).collect();
         if let [g] = moving.as_slice()
-            && let Some(found) =
-                count_cyclic(g, k, content, modulus, want_cycle_index, ctx, limits)?
+            && let Some(found) = count_cyclic(
+                g,
+                k,
+                content,
+                modulus,
+                want_cycle_index,
+                ctx,
+                limits,
+                &mut budget,
+            )?
         {
             return Ok(found);
         }
         if is_natural_dihedral(degree, &generators, ctx)? {
-            return count_dihedral(degree as u64, k, content, modulus, want_cycle_index, ctx);
+            return count_dihedral(
+                degree as u64,
+                k,
+                content,
+                modulus,
+                want_cycle_index,
+                ctx,
+                &mut budget,
+            );
         }
     }
-    let group = PermGroup::new(degree, generators, ctx, limits)?;
+    let chain_limits = Limits {
+        max_group_chain_bytes: budget.remaining(),
+        ..limits.clone()
+    };
+    let group = PermGroup::new(degree, generators, ctx, &chain_limits)?;
+    budget.charge(group.chain_bytes(), || "the stabiliser chain".to_string())?;
     let order = group.order();
     let kind = group.kind();
     let d = degree as u64;
@@ -823,6 +1009,17 @@ fn count_group_with(
             None => giant_count(d, k, alternating)?,
         };
         let cycle_index = if want_cycle_index {
+            // Charge the terms before building them (when their number is within the limit;
+            // otherwise `giant_cycle_index` refuses, stating it).
+            if let Some(types) = super::graphs::partition_count(d)
+                .filter(|&p| p <= u128::from(limits.max_group_elements))
+            {
+                let max_parts = ((8 * d + 1).isqrt() - 1) / 2;
+                let term = cycle_index_term_bytes(max_parts, crate::group::order_bits_bound(d));
+                budget.charge((types as u64).saturating_mul(term), || {
+                    format!("the cycle index of the degree-{d} giant ({types} terms)")
+                })?;
+            }
             Some(giant_cycle_index(
                 d,
                 alternating,
@@ -848,6 +1045,20 @@ fn count_group_with(
             format!("{} (max_group_elements)", limits.max_group_elements),
         ));
     }
+    // Charge the transversals and their copies before building them: the engine's (on the moved
+    // points, then expanded to all of them), the `u32` image arrays and the enumeration's own.
+    let lengths = group.transversal_lengths();
+    let (d_bytes, m_bytes) = (4 * d, 4 * group.moved_points() as u64);
+    let reps: u64 = lengths.iter().sum();
+    let level_vecs = 48 * (lengths.len() as u64 + 1);
+    let engine = reps
+        .saturating_mul(m_bytes + 16 + if m_bytes < d_bytes { d_bytes + 16 } else { 0 })
+        .saturating_add(m_bytes)
+        .saturating_add(level_vecs);
+    let copies = reps.saturating_mul(d_bytes + 24).saturating_add(level_vecs);
+    let enumeration = enumeration_bytes(degree, &lengths);
+    let what = || format!("the transversals of the group of order {order} to enumerate");
+    budget.charge(engine.saturating_add(copies), what)?;
     let transversals = group.transversals()?;
     // The engine's elements are u_{L-1} * ... * u_0 ("first u_{L-1}"): application order is the
     // reverse of its level order.
@@ -857,14 +1068,27 @@ fn count_group_with(
         .map(|level| level.iter().map(|p| p.images().to_vec()).collect())
         .collect();
     drop(transversals);
+    budget.release(engine);
+    budget.charge(enumeration, what)?;
     let want_types = want_cycle_index || content.is_some();
-    let tally = enumerate_levels(degree, &levels, want_types, ctx)?;
+    let tally = enumerate_levels_within(degree, &levels, want_types, ctx, &mut budget)?;
+    drop(levels);
+    budget.release(copies.saturating_add(enumeration));
     debug_assert_eq!(BigUint::from(tally.elements), order);
+    if let Some(types) = &tally.by_type {
+        let parts = types.iter().map(|(t, _)| t.parts().len() as u64);
+        let bytes = parts
+            .map(|p| cycle_index_term_bytes(p, order.bits()))
+            .fold(0u64, u64::saturating_add);
+        budget.charge(bytes, || {
+            format!("the cycle index ({} cycle types)", types.len())
+        })?;
+    }
     let cycle_index = tally.by_type.as_ref().map(|types| {
         CycleIndex::from_counts(d, types.iter().map(|(t, n)| (t.clone(), BigUint::from(*n))))
     });
     let count = match (content, &cycle_index) {
-        (Some(c), Some(z)) => z.count_with_content(c, modulus, ctx)?,
+        (Some(c), Some(z)) => z.count_with_content_within(c, modulus, ctx, &mut budget)?,
         _ => {
             let mut sum = BurnsideSum::new(k, order.clone(), modulus);
             for (c, &n) in tally.by_cycles.iter().enumerate() {
@@ -901,6 +1125,7 @@ const MAX_CYCLIC_WORK: u128 = 1 << 31;
 /// [`MAX_CYCLIC_WORK`] steps or more divisors than `limits.max_group_elements`.
 ///
 /// Complexity: O(tau(N) * distinct lengths * primes of N), plus one big power per divisor.
+#[allow(clippy::too_many_arguments)]
 fn count_cyclic(
     g: &Perm,
     k: u64,
@@ -909,6 +1134,7 @@ fn count_cyclic(
     want_cycle_index: bool,
     ctx: &SolveContext,
     limits: &Limits,
+    budget: &mut MemoryBudget,
 ) -> Result<Option<GroupCount>, SolveError> {
     let degree = g.degree() as u64;
     let shape = CycleType::of_images(g.images());
@@ -956,6 +1182,12 @@ fn count_cyclic(
         .map(|&(p, e)| num_traits::Pow::pow(BigUint::from(p), e))
         .product();
     let want_types = want_cycle_index || content.is_some();
+    if want_types {
+        let term = cycle_index_term_bytes(lengths.len() as u64, order.bits());
+        budget.charge((divisors as u64).saturating_mul(term), || {
+            format!("the cycle index of the cyclic group ({divisors} terms)")
+        })?;
+    }
     let mut sum = BurnsideSum::new(k, order.clone(), modulus);
     let mut types: Vec<(CycleType, BigUint)> = Vec::new();
     // Odometer over the exponent vectors a of t = prod p^a_p.
@@ -1003,7 +1235,7 @@ fn count_cyclic(
     }
     let cycle_index = want_types.then(|| CycleIndex::from_counts(degree, types));
     let count = match (&cycle_index, content) {
-        (Some(z), Some(c)) => z.count_with_content(c, modulus, ctx)?,
+        (Some(z), Some(c)) => z.count_with_content_within(c, modulus, ctx, budget)?,
         (Some(z), None) => z.count(k, modulus),
         (None, _) => sum.finish(),
     };
@@ -1034,11 +1266,18 @@ fn count_dihedral(
     modulus: Option<&BigUint>,
     want_cycle_index: bool,
     ctx: &SolveContext,
+    budget: &mut MemoryBudget,
 ) -> Result<GroupCount, SolveError> {
     let divisors = divisors_with_phi(d).len() as u64;
+    if want_cycle_index || content.is_some() {
+        let term = cycle_index_term_bytes(2, u64::from(64 - d.saturating_mul(2).leading_zeros()));
+        budget.charge((divisors + 2).saturating_mul(term), || {
+            format!("the cycle index of the dihedral group of degree {d}")
+        })?;
+    }
     let cycle_index = (want_cycle_index || content.is_some()).then(|| bracelet_cycle_index(d));
     let count = match (content, &cycle_index) {
-        (Some(c), Some(z)) => z.count_with_content(c, modulus, ctx)?,
+        (Some(c), Some(z)) => z.count_with_content_within(c, modulus, ctx, budget)?,
         _ => bracelet_count(d, k, modulus, ctx)?,
     };
     Ok(GroupCount {

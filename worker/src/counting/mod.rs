@@ -39,17 +39,20 @@ use std::fmt;
 
 use num_bigint::BigUint;
 
-pub use binary_tree::binary_tree_count;
-pub use cube::{CubePart, cube_count, cube_cycle_index};
+pub use binary_tree::{binary_tree_count, binary_tree_memory_estimate};
+pub use cube::{CubePart, cube_count, cube_cycle_index, cube_memory_estimate};
 pub use cycle_index::{CycleIndex, CycleIndexTerm, CycleType, MAX_CONTENT_STATES, Rational};
 pub use dihedral::is_natural_dihedral;
-pub use graphs::{graphs_count, partition_count};
+pub use graphs::{graphs_count, graphs_memory_estimate, partition_count};
 pub use group_count::{
-    ElementTally, GroupCount, count_group, count_group_enumerated, enumerate_levels,
-    giant_cycle_index,
+    ElementTally, GroupCount, count_group, count_group_enumerated, count_group_memory_estimate,
+    enumerate_levels, giant_cycle_index,
 };
-pub use necklace::{bracelet_count, bracelet_cycle_index, necklace_count, necklace_cycle_index};
-pub use torus::torus_count;
+pub use necklace::{
+    bracelet_count, bracelet_cycle_index, necklace_count, necklace_cycle_index,
+    necklace_memory_estimate,
+};
+pub use torus::{torus_count, torus_memory_estimate};
 
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -309,6 +312,47 @@ pub fn validate_count(p: &CountProblem, limits: &Limits) -> Result<(), SolveErro
             };
             exact_size(colours, *degree as u64, modulus)
         }
+    }
+}
+
+/// Upper bound on the bytes [`solve_count`] allocates for `p` (the answer and its decimal form
+/// included): each family's own estimate (see [`necklace_memory_estimate`],
+/// [`torus_memory_estimate`], [`cube_memory_estimate`], [`graphs_memory_estimate`],
+/// [`binary_tree_memory_estimate`], [`count_group_memory_estimate`]). Call it on a job that
+/// passed [`validate_count`]: the sizes it bounds are the ones validation allows.
+///
+/// ```
+/// use orbit_worker::Limits;
+/// use orbit_worker::counting::{CountKind, CountProblem, count_memory_estimate};
+/// let p = CountProblem::new(CountKind::Necklace { n: 6, k: 2 });
+/// assert!(count_memory_estimate(&p, &Limits::default()) < 1 << 20);
+/// ```
+pub fn count_memory_estimate(p: &CountProblem, limits: &Limits) -> u64 {
+    let modulus_bits = p.modulus.as_ref().map(BigUint::bits);
+    match &p.kind {
+        CountKind::Necklace { n, k } | CountKind::Bracelet { n, k } => {
+            necklace_memory_estimate(*n, *k, modulus_bits)
+        }
+        CountKind::Torus { rows, cols, k, .. } => {
+            torus_memory_estimate(*rows, *cols, *k, modulus_bits)
+        }
+        CountKind::Cube { k, .. } => cube_memory_estimate(*k, modulus_bits),
+        CountKind::Graphs { n } => graphs_memory_estimate(*n, modulus_bits),
+        CountKind::BinaryTree { depth, k } => binary_tree_memory_estimate(*depth, *k, modulus_bits),
+        CountKind::Group {
+            degree,
+            generators,
+            k,
+            content,
+            ..
+        } => count_group_memory_estimate(
+            *degree as u64,
+            generators.len() as u64,
+            *k,
+            content.as_deref(),
+            modulus_bits,
+            limits,
+        ),
     }
 }
 

@@ -3,10 +3,13 @@
 
 use num_bigint::BigUint;
 
-use super::arith::{BurnsideSum, divisors_with_phi};
+use super::arith::{
+    BurnsideSum, burnside_memory_estimate, divisors_memory_estimate, divisors_with_phi,
+};
 use super::cycle_index::{CycleIndex, CycleType};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::memory::SMALL_ALLOCATIONS;
 
 /// The number of necklaces of `n >= 1` beads in `k` colours, up to rotation.
 ///
@@ -39,6 +42,24 @@ pub fn necklace_count(
         sum.add_small(phi, n / d);
     }
     Ok(sum.finish())
+}
+
+/// Upper bound on the bytes [`necklace_count`] or [`bracelet_count`] allocates for `n` beads and
+/// `k` colours (the answer and its decimal conversion included), with a modulus of
+/// `modulus_bits` bits if any: the divisors of `n` with their `phi` and the Burnside sum over a
+/// group of order at most `2n` with exponents at most `n` (see `burnside_memory_estimate` in
+/// `arith.rs`: numbers below `2n · k^n` exactly, below `2n · M` with a modulus).
+///
+/// ```
+/// use orbit_worker::counting::necklace_memory_estimate;
+/// // The scale benchmark: 10^6 beads, 2 colours: the answer has 10^6 bits, about 3.6 MiB in all.
+/// assert_eq!(necklace_memory_estimate(1_000_000, 2, None) >> 20, 3);
+/// ```
+pub fn necklace_memory_estimate(n: u64, k: u64, modulus_bits: Option<u64>) -> u64 {
+    let order_bits = u64::from(64 - n.saturating_mul(2).leading_zeros());
+    divisors_memory_estimate(n)
+        .saturating_add(burnside_memory_estimate(k, n, order_bits, modulus_bits))
+        .saturating_add(SMALL_ALLOCATIONS)
 }
 
 /// Adds the turned-over half of the dihedral group on `n` beads: for odd `n`, `n` reflections

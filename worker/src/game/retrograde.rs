@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::limits::Limits;
+use crate::memory::SMALL_ALLOCATIONS;
 
 /// Depth reported for a drawn vertex (a game that never ends has no depth).
 pub const NO_DEPTH: u32 = u32::MAX;
@@ -140,6 +141,42 @@ fn check_edges(g: &GameGraph) -> Result<(), SolveError> {
         }
     }
     Ok(())
+}
+
+/// Upper bound on the bytes [`solve_game`] allocates for a graph of `vertices` vertices and
+/// `edges` edges (the answer included, the graph itself not).
+///
+/// The solver runs in three phases, each freeing its scratch before the next:
+/// 1. degree counting: the out-degree counters and the reversed graph's offsets (`4n + 4(n + 1)`
+///    bytes), one byte per vertex and direction (`2n`), and an overflow map with at most one entry
+///    per 256 increments (`2m / 256` entries of at most 176 bytes: 24-byte slots, the control
+///    bytes, 8/7 load factor, and old and new tables during a resize);
+/// 2. the counting sort: counters, offsets, the predecessor array (`4m`) and a fill cursor per
+///    vertex (`4n`);
+/// 3. propagation: counters, offsets and predecessors, the answer (`outcome` 1, `depth` 4 and
+///    `best_move` 4 bytes per vertex), the queue (`4n`) and the draw bitmap (`n / 8`).
+///
+/// Phase 3 is the largest (`4m + 21.125n`; phase 1 is at most `10n + 1.375m`, phase 2
+/// `12n + 4m`), so the bound is `4m + 21.125n` plus [`SMALL_ALLOCATIONS`].
+///
+/// # Example
+/// ```
+/// use orbit_worker::game::retrograde;
+/// // The scale benchmark: 10^7 vertices, 5·10^7 edges, about 392 MiB.
+/// assert_eq!(retrograde::memory_estimate(10_000_000, 50_000_000) >> 20, 392);
+/// ```
+pub fn memory_estimate(vertices: u64, edges: u64) -> u64 {
+    let (n, m) = (vertices, edges);
+    let propagation = m
+        .saturating_mul(4)
+        .saturating_add(n.saturating_mul(21))
+        .saturating_add(n.div_ceil(64) * 8)
+        .saturating_add(4);
+    let counting = n
+        .saturating_mul(10)
+        .saturating_add(4)
+        .saturating_add((2 * m / 256).min(2 * n).saturating_mul(176));
+    propagation.max(counting).saturating_add(SMALL_ALLOCATIONS)
 }
 
 /// Solves a game graph: win / lose / draw, depth and one optimal move for every vertex.

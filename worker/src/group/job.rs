@@ -4,7 +4,9 @@
 use num_bigint::BigUint;
 
 use super::perm::Perm;
-use super::perm_group::{GroupKind, PermGroup, check_group_sizes};
+use super::perm_group::{
+    GroupKind, PermGroup, chain_budget, check_group_sizes, perm_group_memory_estimate,
+};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::limits::Limits;
@@ -73,11 +75,44 @@ pub fn validate_group_problem(problem: &GroupProblem, limits: &Limits) -> Result
     Ok(())
 }
 
+/// Upper bound on the bytes [`solve_group`] allocates besides the stabiliser chain: the group's
+/// construction ([`perm_group_memory_estimate`]), the copy of the generators it takes
+/// (`k (4d + 16)`), the sifting scratch (`4d`), the memberships (`q` bytes) and the answer's base
+/// and orbits (`4d + 28d`), plus a cyclic group's membership scratch (`6d`).
+fn fixed_memory(problem: &GroupProblem) -> u64 {
+    let d = problem.degree as u64;
+    let k = problem.generators.len() as u64;
+    let q = problem.candidates.len() as u64;
+    perm_group_memory_estimate(d, k)
+        .saturating_add(k.saturating_mul(4 * d + 16))
+        .saturating_add(d.saturating_mul(4 + 4 + 28 + 6))
+        .saturating_add(q)
+}
+
+/// Upper bound on the bytes [`solve_group`] allocates for `problem` (the answer included):
+/// everything but the stabiliser chain, as bounded from the degree and the numbers of
+/// generators and candidates, plus the chain's budget ([`chain_budget`]), which the chain is
+/// charged against as it grows — the chain's size is only known while it is built.
+///
+/// ```
+/// use orbit_worker::Limits;
+/// use orbit_worker::group::{GroupProblem, Perm, group_memory_estimate};
+/// let p = GroupProblem { degree: 3, generators: vec![Perm::identity(3)], candidates: vec![] };
+/// let small = Limits { max_job_memory: 10 << 20, ..Limits::default() };
+/// assert_eq!(group_memory_estimate(&p, &small), 10 << 20); // the chain may use what is left
+/// ```
+pub fn group_memory_estimate(problem: &GroupProblem, limits: &Limits) -> u64 {
+    let fixed = fixed_memory(problem);
+    fixed.saturating_add(chain_budget(limits, fixed))
+}
+
 /// Solves a group job: builds the group (giant recognition or Schreier–Sims, always exact), then
 /// tests every candidate by sifting.
 ///
 /// Arguments: the problem; `ctx` for cancellation/progress; `limits` (checked first, see
-/// [`validate_group_problem`]).
+/// [`validate_group_problem`]; the stabiliser chain gets the budget of
+/// [`group_memory_estimate`]: `max_group_chain_bytes`, capped by what is left of
+/// `max_job_memory`).
 ///
 /// Returns the [`GroupAnswer`], or the errors of [`validate_group_problem`] and
 /// [`PermGroup::new`].
@@ -100,7 +135,11 @@ pub fn solve_group(
     limits: &Limits,
 ) -> Result<GroupAnswer, SolveError> {
     validate_group_problem(problem, limits)?;
-    let group = PermGroup::new(problem.degree, problem.generators.clone(), ctx, limits)?;
+    let limits = Limits {
+        max_group_chain_bytes: chain_budget(limits, fixed_memory(problem)),
+        ..limits.clone()
+    };
+    let group = PermGroup::new(problem.degree, problem.generators.clone(), ctx, &limits)?;
     let mut scratch = Vec::new();
     let mut members = Vec::with_capacity(problem.candidates.len());
     for (i, c) in problem.candidates.iter().enumerate() {

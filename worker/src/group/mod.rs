@@ -33,9 +33,13 @@ mod text_format;
 
 pub use cycle_notation::CycleNotationError;
 pub use job::{
-    GroupAnswer, GroupProblem, format_group_answer, solve_group, validate_group_problem,
+    GroupAnswer, GroupProblem, format_group_answer, group_memory_estimate, solve_group,
+    validate_group_problem,
 };
 pub use orbits::{orbit_of_point, orbits_of};
 pub use perm::Perm;
-pub use perm_group::{GroupKind, GroupTuning, PermGroup, check_group_sizes};
+pub(crate) use perm_group::order_bits_bound;
+pub use perm_group::{
+    GroupKind, GroupTuning, PermGroup, chain_budget, check_group_sizes, perm_group_memory_estimate,
+};
 pub use text_format::{parse_group_text, parse_group_text_with_limits};

@@ -37,8 +37,10 @@
 //! are ever added, each costing O(d · R).
 //!
 //! Memory: pos arrays (d per level), the trees (O(|Δ_i|) per level), explicit representatives
-//! where chosen, and the strong generators and labels (2d each) are charged against a budget
-//! before allocating, so an oversized chain ends with [`SolveError::LimitExceeded`].
+//! where chosen, the strong generators and labels (2d each) and the bookkeeping vectors around
+//! them are charged against a budget before allocating — by capacity, counting the slack of
+//! vectors grown by doubling — so the chain never holds more than its budget and an oversized
+//! chain ends with [`SolveError::LimitExceeded`].
 //!
 //! Reference: Seress, *Permutation Group Algorithms* (2003), §4.1 (Schreier vectors, sifting),
 //! §4.2–4.3 (Schreier–Sims, random Schreier–Sims), §4.4 (shallow Schreier trees, Lemma 4.4.2);
@@ -56,6 +58,23 @@ pub(crate) const NONE: u32 = u32::MAX;
 
 /// Consecutive random elements that must sift to the identity before the random phase stops.
 const RANDOM_STREAK: usize = 12;
+
+/// Integers (4 bytes each) charged per orbit point of a level besides its representative: its
+/// orbit entry, tree edge and verification counter (1 + 2 + 1), doubled because those vectors
+/// grow by doubling.
+const POINT_ENTRIES: u64 = 8;
+
+/// Integers charged per level besides its point array: its slot in the chain's vector of levels
+/// (grown by doubling, so twice the `Level` header).
+const LEVEL_ENTRIES: u64 = (2 * std::mem::size_of::<Level>() as u64).div_ceil(4);
+
+/// Integers charged per pool permutation besides its `2d` images (itself and its inverse): its
+/// two slots in the pool vectors (16 bytes each, doubled) and its two label codes in a tree
+/// rebuild's list (doubled).
+const POOL_ENTRIES: u64 = 24;
+
+/// Integers charged per generator index a level records (`gens`, `extras`), doubled for growth.
+const INDEX_ENTRIES: u64 = 2;
 
 /// Default bound on `orbit length × degree` for explicit representatives (2^24 integers, 64 MiB
 /// per level).
@@ -130,8 +149,12 @@ pub(crate) struct Level {
     /// For each orbit point, how many of `gens` (a prefix) have had their Schreier generator
     /// verified.
     checked: Vec<u32>,
-    /// Integers charged for this level's orbit data (excluding labels in the pool).
+    /// Integers charged for this level's own storage: its point array, header and the
+    /// representatives' capacity (excluding labels in the pool and per-point entries).
     charged: u64,
+    /// Orbit points whose [`POINT_ENTRIES`] are charged (at least `orbit.len()`; never shrinks,
+    /// as the vectors keep their capacity).
+    points_charged: u64,
 }
 
 /// Replaces `g` by `g · u_j⁻¹` (level `lvl`'s representative `j`).
@@ -365,6 +388,11 @@ impl Chain {
         queue.len() as u64
     }
 
+    /// Bytes charged to the chain's budget: an upper bound on what it holds.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.entries.saturating_mul(4)
+    }
+
     /// The base points.
     pub(crate) fn base(&self) -> Vec<u32> {
         self.levels.iter().map(|l| l.base_point).collect()
@@ -386,7 +414,15 @@ impl Chain {
     fn add_level(&mut self, base_point: u32, expected_orbit: u64) -> Result<(), SolveError> {
         let n = self.n;
         let explicit = expected_orbit.saturating_mul(n as u64) <= self.tuning.max_explicit_entries;
-        let charged = if explicit { 2 * n as u64 } else { n as u64 + 4 };
+        // The point array, the header, the first point and, explicitly, the identity.
+        let charged = if explicit { 2 * n as u64 } else { n as u64 } + LEVEL_ENTRIES;
+        charge(
+            &mut self.entries,
+            POINT_ENTRIES,
+            self.budget_entries,
+            self.budget_bytes,
+            n,
+        )?;
         charge(
             &mut self.entries,
             charged,
@@ -407,6 +443,7 @@ impl Chain {
             parent: vec![(NONE, NONE)],
             checked: vec![0],
             charged,
+            points_charged: 1,
         });
         Ok(())
     }
@@ -416,7 +453,7 @@ impl Chain {
         let n = self.n;
         charge(
             &mut self.entries,
-            2 * n as u64,
+            2 * n as u64 + POOL_ENTRIES,
             self.budget_entries,
             self.budget_bytes,
             n,
@@ -437,6 +474,13 @@ impl Chain {
     ) -> Result<(), SolveError> {
         let idx = self.push_pool(g)?;
         for l in lo..=hi {
+            charge(
+                &mut self.entries,
+                INDEX_ENTRIES,
+                self.budget_entries,
+                self.budget_bytes,
+                self.n,
+            )?;
             self.levels[l].gens.push(idx);
             if self.levels[l].inv_reps.is_some() {
                 self.extend_orbit(l, ctx)?;
@@ -485,15 +529,27 @@ impl Chain {
                     too_big = true;
                     break 'outer;
                 }
-                charge(entries, n as u64 + 3, *budget_entries, *budget_bytes, n)?;
-                lvl.charged += n as u64 + 3;
+                if lvl.orbit.len() as u64 >= lvl.points_charged {
+                    charge(entries, POINT_ENTRIES, *budget_entries, *budget_bytes, n)?;
+                    lvl.points_charged += 1;
+                }
+                // Grow the representatives by doubling (never past the explicit bound), charging
+                // the new capacity before allocating it.
+                if inv_reps.len() + n > inv_reps.capacity() {
+                    let cap = inv_reps.capacity();
+                    let bound = usize::try_from(max_explicit).unwrap_or(usize::MAX);
+                    let new_cap = (2 * cap).min(bound).max(inv_reps.len() + n);
+                    let extra = (new_cap - cap) as u64;
+                    charge(entries, extra, *budget_entries, *budget_bytes, n)?;
+                    lvl.charged += extra;
+                    inv_reps.reserve_exact(new_cap - inv_reps.len());
+                }
                 lvl.pos[y as usize] = lvl.orbit.len() as u32;
                 lvl.orbit.push(y);
                 lvl.parent.push((j as u32, code(sidx, false)));
                 lvl.checked.push(0);
                 let sinv = strong_inv[sidx].images();
                 // u_new = u_j · s, so u_new⁻¹ = s⁻¹ · u_j⁻¹: x -> u_j⁻¹[s⁻¹[x]].
-                inv_reps.reserve(n);
                 let base = j * n;
                 for &sx in sinv.iter().take(n) {
                     let v = inv_reps[base + sx as usize];
@@ -519,7 +575,7 @@ impl Chain {
         let n = self.n;
         // Leave explicit mode: refund the representatives.
         if let Some(reps) = self.levels[l].inv_reps.take() {
-            let freed = reps.len() as u64;
+            let freed = reps.capacity() as u64;
             drop(reps);
             self.entries = self.entries.saturating_sub(freed);
             self.levels[l].charged = self.levels[l].charged.saturating_sub(freed);
@@ -539,6 +595,9 @@ impl Chain {
                 strong,
                 strong_inv,
                 levels,
+                entries,
+                budget_entries,
+                budget_bytes,
                 ..
             } = self;
             let lvl = &mut levels[l];
@@ -561,6 +620,10 @@ impl Chain {
                 for &c in &codes {
                     let y = label(strong, strong_inv, c)[x];
                     if lvl.pos[y as usize] == NONE {
+                        if lvl.orbit.len() as u64 >= lvl.points_charged {
+                            charge(entries, POINT_ENTRIES, *budget_entries, *budget_bytes, n)?;
+                            lvl.points_charged += 1;
+                        }
                         lvl.pos[y as usize] = lvl.orbit.len() as u32;
                         lvl.orbit.push(y);
                         lvl.parent.push((j as u32, c));
@@ -583,24 +646,19 @@ impl Chain {
             apply_inv_rep(lvl, strong, strong_inv, delta, &mut inv);
             let t_inv = Perm::from_images_unchecked(inv.into_boxed_slice());
             let idx = self.push_pool(t_inv.inverse())?;
+            charge(
+                &mut self.entries,
+                INDEX_ENTRIES,
+                self.budget_entries,
+                self.budget_bytes,
+                n,
+            )?;
             self.levels[l].extras.push(idx);
         }
         let lvl = &mut self.levels[l];
         lvl.checked.clear();
         lvl.checked.resize(lvl.orbit.len(), 0);
         lvl.gens_applied = lvl.gens.len();
-        let want = n as u64 + 4 * lvl.orbit.len() as u64;
-        if want > lvl.charged {
-            let extra = want - lvl.charged;
-            lvl.charged = want;
-            charge(
-                &mut self.entries,
-                extra,
-                self.budget_entries,
-                self.budget_bytes,
-                n,
-            )?;
-        }
         Ok(())
     }
 

@@ -69,6 +69,7 @@ mod solver;
 pub use parse::{format_answers, parse_puzzle_text};
 pub use solver::PuzzleSolver;
 
+use crate::memory::SMALL_ALLOCATIONS;
 use crate::{Limits, SolveContext, SolveError};
 
 /// One puzzle job: a graph, a start arrangement and the targets to decide.
@@ -217,6 +218,45 @@ pub(crate) fn check_arrangement(
         *slot = i as u32;
     }
     Ok(())
+}
+
+/// Upper bound on the bytes [`solve_puzzle`] allocates for a graph of `n` vertices and `edges`
+/// edges (self-loops and parallel edges counted) with `targets` targets, the answer included.
+///
+/// The solver's phases, each bounded by summing what is alive in it (vectors grown by `push` count
+/// twice their length, see
+/// [`grown_vec_bytes`](crate::memory::grown_vec_bytes)):
+/// * the block decomposition (Hopcroft–Tarjan): the start positions (`4n`), the sorted edge keys
+///   (`8m`), the adjacency (`4(n + 1) + 8m`), discovery times, low points, parents, cursors and
+///   owners (`20n`), the call and vertex stacks and the block lists (`5 · 8n`): `68n + 16m`;
+/// * the blocks found, the start positions, points, local indices (`37n + 8m + 12n`), the rules
+///   (`24` bytes per block, at most `n / 2` blocks, grown: `24n`), the enumerated groups as
+///   bitmaps (at most 96 bytes per block of 6 points: `16n`) and, for one block at a time, its
+///   local graph, cycle order and 2-colouring (`33n + 8m`): `122n + 16m` in all;
+/// * deciding the targets: what the prepared solver keeps (`73n`), the answers (`q` bytes) and
+///   one target's scratch (`9n`): `82n + q`.
+///
+/// The bound is the largest phase plus twice [`SMALL_ALLOCATIONS`] (the closure of a small
+/// block's group keeps a hash set and a frontier of at most 720 permutations).
+///
+/// # Example
+/// ```
+/// use orbit_worker::puzzle;
+/// // The scale benchmark: n = 100,000, m = 300,000, q = 100: about 16 MiB.
+/// assert_eq!(puzzle::memory_estimate(100_000, 300_000, 100) >> 20, 16);
+/// ```
+pub fn memory_estimate(n: u64, edges: u64, targets: u64) -> u64 {
+    let decomposition = n
+        .saturating_mul(68)
+        .saturating_add(edges.saturating_mul(16));
+    let preparation = n
+        .saturating_mul(122)
+        .saturating_add(edges.saturating_mul(16));
+    let deciding = n.saturating_mul(82).saturating_add(targets);
+    decomposition
+        .max(preparation)
+        .max(deciding)
+        .saturating_add(2 * SMALL_ALLOCATIONS)
 }
 
 /// Decides every target of a puzzle job, exactly.

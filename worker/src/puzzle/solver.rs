@@ -15,8 +15,10 @@ enum Rule {
     Rotations,
     /// Only even permutations (bipartite, Wilson).
     Even,
-    /// Exactly these permutations of the non-entry points (packed 3 bits per point, sorted).
-    Table(Box<[u32]>),
+    /// Exactly these permutations of the non-entry points: a bitmap over their Lehmer ranks
+    /// (`k!` bits for `k <= 6` points, at most 12 words), so a block costs at most 96 bytes
+    /// however large its group.
+    Table(Box<[u64]>),
 }
 
 /// How many blocks of each kind the blank's component has; see [`PuzzleSolver::summary`].
@@ -319,7 +321,10 @@ impl PuzzleSolver {
                     (0..k).all(|i| image[i] as usize == (i + shift) % k)
                 }
                 Rule::Even => is_even(&image[..k], &mut seen[..k]),
-                Rule::Table(table) => table.binary_search(&pack(&image[..k])).is_ok(),
+                Rule::Table(table) => {
+                    let rank = lehmer_rank(&image[..k]);
+                    table[rank / 64] >> (rank % 64) & 1 == 1
+                }
             };
             if !ok {
                 return Ok(false);
@@ -344,6 +349,17 @@ fn is_even(p: &[u32], seen: &mut [bool]) -> bool {
         }
     }
     (p.len() - cycles).is_multiple_of(2)
+}
+
+/// The rank of the permutation `p` of `0..p.len()` in lexicographic order (its Lehmer code read
+/// in the factorial number system): `0..p.len()!`.
+fn lehmer_rank(p: &[u32]) -> usize {
+    let mut rank = 0;
+    for (i, &x) in p.iter().enumerate() {
+        let smaller_later = p[i + 1..].iter().filter(|&&y| y < x).count();
+        rank = rank * (p.len() - i) + smaller_later;
+    }
+    rank
 }
 
 /// Packs a permutation of at most 10 points, 3 bits per point (only used for up to 6 points).
@@ -423,11 +439,12 @@ impl LocalGraph {
     }
 
     /// The group of the puzzle on this (2-connected, at most 7-vertex) graph with the blank kept on
-    /// vertex `blank = len - 1`, as packed permutations of `0..blank`, sorted.
+    /// vertex `blank = len - 1`, as a bitmap over the Lehmer ranks of the permutations of
+    /// `0..blank` (see [`Rule::Table`]).
     ///
     /// Generators: one closed walk per non-tree edge of a BFS tree from the blank (out along the
     /// tree, across the edge, back along the tree); then closure under composition.
-    fn enumerate_group(&self, blank: usize) -> Box<[u32]> {
+    fn enumerate_group(&self, blank: usize) -> Box<[u64]> {
         let len = self.len();
         let mut parent = vec![usize::MAX; len];
         let mut order = vec![blank];
@@ -472,7 +489,9 @@ impl LocalGraph {
             }
         }
         let identity: Vec<u32> = (0..blank as u32).collect();
-        let mut elements = vec![pack(&identity)];
+        let ranks: usize = (1..=blank).product();
+        let mut table = vec![0u64; ranks.div_ceil(64)];
+        table[0] |= 1; // the identity has rank 0
         let mut known = std::collections::HashSet::from([pack(&identity)]);
         let mut frontier = vec![identity];
         let mut next = vec![0u32; blank];
@@ -481,14 +500,13 @@ impl LocalGraph {
                 for i in 0..blank {
                     next[i] = x[g[i] as usize];
                 }
-                let key = pack(&next);
-                if known.insert(key) {
-                    elements.push(key);
+                if known.insert(pack(&next)) {
+                    let rank = lehmer_rank(&next);
+                    table[rank / 64] |= 1 << (rank % 64);
                     frontier.push(next.clone());
                 }
             }
         }
-        elements.sort_unstable();
-        elements.into_boxed_slice()
+        table.into_boxed_slice()
     }
 }
