@@ -291,7 +291,7 @@ fn main() {
         .expect("runtime");
     runtime.block_on(async move {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        let config = ServerConfig { threads_per_job: Some(1), ..ServerConfig::default() };
+        let config = ServerConfig { threads_per_job: Some(1), worker_nice: std::env::var("ORBIT_BENCH_WORKER_NICE").map_or(0, |v| v.parse().expect("ORBIT_BENCH_WORKER_NICE: a nice value")), ..ServerConfig::default() };
         let (url, stop, task) = start_orbit(config).await;
         let echo_url = start_echo().await;
         let mut client = Client::connect(&url).await.expect("connect");

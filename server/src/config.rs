@@ -33,10 +33,11 @@ pub struct ServerConfig {
     #[arg(long, env = "ORBIT_THREADS_PER_JOB")]
     pub threads_per_job: Option<usize>,
 
-    /// Unix nice value of the worker threads (0-19). Above 0, the async runtime (health checks,
-    /// reading jobs, sending answers) preempts the solvers, so a server with every worker busy
-    /// still answers at once.
-    #[arg(long, env = "ORBIT_WORKER_NICE", default_value_t = 10, value_parser = clap::value_parser!(i32).range(0..=19))]
+    /// Unix nice value of the worker threads (0-19). Above 0 (10 is a good value) the async
+    /// runtime preempts the solvers, so a server with every worker busy still answers health
+    /// checks and reads jobs at once — at the cost of throughput for very small jobs when
+    /// clients share the machine. The deploy files set 10.
+    #[arg(long, env = "ORBIT_WORKER_NICE", default_value_t = 0, value_parser = clap::value_parser!(i32).range(0..=19))]
     pub worker_nice: i32,
 
     /// Jobs that may wait in the shared queue. A unary call finding it full gets
@@ -134,7 +135,7 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 50051)),
             workers: None,
             threads_per_job: None,
-            worker_nice: 10,
+            worker_nice: 0,
             queue_capacity: 1024,
             stream_window: 256,
             stall_timeout: 60.0,
