@@ -161,7 +161,7 @@ impl Batch {
         job: pb::Job,
         out: &mpsc::Sender<Result<pb::JobEvent, Status>>,
     ) -> bool {
-        let request = match accept(job, &self.dispatcher) {
+        let request = match accept(job, self.dispatcher.limits()) {
             Ok(r) => r,
             Err((id, e)) => return out.send(Ok(error_event(id, &e))).await.is_ok(),
         };

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use futures::Stream;
 use orbit_api::v1 as pb;
 use orbit_api::v1::orbit_server::Orbit;
+use orbit_worker::Limits;
 use orbit_worker::job::JobSpec;
 use tokio::sync::watch;
 use tonic::{Request, Response, Status, Streaming};
@@ -43,17 +44,20 @@ impl OrbitService {
     }
 }
 
-/// Steps 1 and 2 for one job: proto → domain, then validation against the limits.
-pub(crate) fn accept(
-    job: pb::Job,
-    dispatcher: &Dispatcher,
-) -> Result<JobRequest, (String, ServiceError)> {
+/// Steps 1 and 2 for one job: proto → domain, then validation against the server's `limits`.
+/// Both `Solve` and `SolveStream` call this; it is public so the fuzz targets (`fuzz/`) check
+/// exactly what a decoded job goes through before it is queued.
+///
+/// # Errors
+/// The job's id and why it was refused (INVALID_ARGUMENT naming the field, or RESOURCE_EXHAUSTED
+/// stating the limit).
+pub fn accept(job: pb::Job, limits: &Limits) -> Result<JobRequest, (String, ServiceError)> {
     let id = job.id.clone();
-    let request = convert::job_from_proto(job, dispatcher.limits())
-        .map_err(|e| (id.clone(), ServiceError::from(e)))?;
+    let request =
+        convert::job_from_proto(job, limits).map_err(|e| (id.clone(), ServiceError::from(e)))?;
     request
         .spec
-        .validate(dispatcher.limits())
+        .validate(limits)
         .map_err(|e| (id, ServiceError::from(e)))?;
     Ok(request)
 }
@@ -69,7 +73,7 @@ impl Orbit for OrbitService {
             spec,
             deadline,
             progress: _,
-        } = accept(job, &self.dispatcher).map_err(|(_, e)| Status::from(e))?;
+        } = accept(job, self.dispatcher.limits()).map_err(|(_, e)| Status::from(e))?;
         let span = job_span(&id, spec.kind());
         let admission = self.dispatcher.try_admit()?;
         let ticket = self
