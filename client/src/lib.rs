@@ -20,6 +20,7 @@
 //! ```
 
 pub mod embedded;
+pub mod text_formats;
 
 pub use orbit_api::v1 as pb;
 

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use orbit_client::text_formats::cop_thief_job;
 use orbit_client::{Client, pb};
-use orbit_worker::game::parse_grid_text;
 
 use super::input::read_input;
 use super::unary::solve_one;
@@ -13,17 +13,9 @@ use super::unary::solve_one;
 /// prints `cop N`, `thief N` or `draw`.
 pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let grid = parse_grid_text(&text)?;
-    let rows = grid.row_strings();
-    let pb::job_result::Result::CopThief(answer) = solve_one(
-        client,
-        "cop-thief",
-        pb::job::Kind::CopThief(pb::CopThiefJob {
-            rows,
-            queries: vec![],
-        }),
-    )
-    .await?
+    let job = cop_thief_job(&text)?;
+    let pb::job_result::Result::CopThief(answer) =
+        solve_one(client, "cop-thief", pb::job::Kind::CopThief(job)).await?
     else {
         anyhow::bail!("the server answered a cop-thief job with another kind of result");
     };

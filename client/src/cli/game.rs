@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use orbit_client::text_formats::game_job;
 use orbit_client::{Client, pb};
-use orbit_worker::game::parse_game_text;
 
 use super::input::read_input;
 use super::unary::solve_one;
@@ -13,13 +13,9 @@ use super::unary::solve_one;
 /// Parses the graph, solves it over gRPC and prints one line per vertex.
 pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let graph = parse_game_text(&text)?;
-    let pb::job_result::Result::Game(game) = solve_one(
-        client,
-        "game",
-        pb::job::Kind::Game(orbit_server::convert::game_to_proto(&graph)),
-    )
-    .await?
+    let job = game_job(&text)?;
+    let pb::job_result::Result::Game(game) =
+        solve_one(client, "game", pb::job::Kind::Game(job)).await?
     else {
         anyhow::bail!("the server answered a game job with another kind of result");
     };

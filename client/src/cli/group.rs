@@ -4,9 +4,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use orbit_client::text_formats::group_job;
 use orbit_client::{Client, pb};
-use orbit_worker::Limits;
-use orbit_worker::group::parse_group_text_with_limits;
 
 use super::input::read_input;
 use super::unary::solve_one;
@@ -15,13 +14,9 @@ use super::unary::solve_one;
 /// candidate.
 pub async fn run(client: &mut Client, file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let problem = parse_group_text_with_limits(&text, &Limits::default())?;
-    let pb::job_result::Result::Group(group) = solve_one(
-        client,
-        "group",
-        pb::job::Kind::Group(orbit_server::convert::group_to_proto(&problem)),
-    )
-    .await?
+    let job = group_job(&text)?;
+    let pb::job_result::Result::Group(group) =
+        solve_one(client, "group", pb::job::Kind::Group(job)).await?
     else {
         anyhow::bail!("the server answered a group job with another kind of result");
     };

@@ -11,8 +11,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use futures::StreamExt;
+use orbit_client::text_formats::{puzzle_jobs, puzzle_problem};
 use orbit_client::{Client, pb};
-use orbit_worker::puzzle::{PuzzleProblem, parse_puzzle_text};
 
 use super::input::{read_input, status_text};
 
@@ -23,7 +23,7 @@ pub async fn run(
     max_message_bytes: usize,
 ) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let problem = parse_puzzle_text(&text)?;
+    let problem = puzzle_problem(&text)?;
     drop(text);
     let info = client
         .info()
@@ -34,7 +34,7 @@ pub async fn run(
         .map_or(4 << 20, |l| l.max_message_bytes as usize);
     // Three quarters of the smaller limit, leaving room for the estimate's slack.
     let chunk_bytes = server_limit.min(max_message_bytes) / 4 * 3;
-    let chunks = chunk_jobs(problem, chunk_bytes);
+    let chunks = puzzle_jobs(problem, chunk_bytes);
     let count = chunks.len();
     let mut answers: Vec<Option<Vec<bool>>> = vec![None; count];
     let mut events = client
@@ -75,42 +75,4 @@ pub async fn run(
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Splits the problem into jobs of at most `chunk_bytes` (estimated from above), each with the
-/// graph, the start and a run of consecutive targets (at least one); ids are the chunk numbers. A
-/// problem without targets is one job.
-fn chunk_jobs(problem: PuzzleProblem, chunk_bytes: usize) -> Vec<pb::Job> {
-    let PuzzleProblem {
-        n,
-        edges,
-        start,
-        targets,
-    } = problem;
-    // Upper bounds of the encoded sizes: 5 bytes per varint, plus tags and lengths.
-    let base_bytes = 16 + edges.len() * 14 + start.len() * 5;
-    let target_bytes = 8 + n as usize * 5;
-    let per_chunk = (chunk_bytes.saturating_sub(base_bytes) / target_bytes).max(1);
-    let job = |index: usize, targets: Vec<Vec<u32>>| pb::Job {
-        id: index.to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::Puzzle(
-            orbit_server::convert::puzzle_to_proto(&PuzzleProblem {
-                n,
-                edges: edges.clone(),
-                start: start.clone(),
-                targets,
-            }),
-        )),
-    };
-    if targets.is_empty() {
-        return vec![job(0, Vec::new())];
-    }
-    let mut jobs = Vec::with_capacity(targets.len().div_ceil(per_chunk));
-    let mut targets = targets.into_iter().peekable();
-    while targets.peek().is_some() {
-        let chunk: Vec<Vec<u32>> = targets.by_ref().take(per_chunk).collect();
-        jobs.push(job(jobs.len(), chunk));
-    }
-    jobs
 }
