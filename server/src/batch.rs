@@ -37,6 +37,7 @@ pub fn spawn(
     dispatcher: Arc<Dispatcher>,
     inbound: Streaming<pb::Job>,
     window: usize,
+    max_message_bytes: usize,
     closing: watch::Receiver<bool>,
 ) -> ReceiverStream<Result<pb::JobEvent, Status>> {
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_BUFFER);
@@ -44,6 +45,7 @@ pub fn spawn(
     let batch = Batch {
         dispatcher,
         window: window.max(1),
+        max_message_bytes,
         notes_tx,
         inflight: HashMap::new(),
         next_seq: 0,
@@ -70,6 +72,9 @@ struct InFlight {
 struct Batch {
     dispatcher: Arc<Dispatcher>,
     window: usize,
+    /// `--max-message-bytes`: a final event larger than this becomes an error event for its job,
+    /// instead of an encoding error that would end the stream.
+    max_message_bytes: usize,
     /// Unbounded so that worker threads never wait; bounded in practice by the window (each job
     /// sends one final note and at most ~100 progress notes).
     notes_tx: mpsc::UnboundedSender<Note>,
@@ -190,10 +195,11 @@ impl Batch {
         });
         let notes = self.notes_tx.clone();
         let final_id = id.clone();
+        let max_message_bytes = self.max_message_bytes;
         let submitted =
             self.dispatcher
                 .submit(admission, spec, progress, span, move |done: Done| {
-                    let event = final_event(final_id, done);
+                    let event = final_event(final_id, done, max_message_bytes);
                     // The loop is gone only if the stream ended; the job was cancelled then anyway.
                     let _ = notes.send(Note::Final { seq, event });
                 });
@@ -219,18 +225,25 @@ impl Batch {
     }
 }
 
-/// The final event for a finished job.
-fn final_event(id: String, done: Done) -> pb::JobEvent {
+/// The final event for a finished job: its result, or an error event if the result does not fit
+/// one message of `max_message_bytes`.
+fn final_event(id: String, done: Done, max_message_bytes: usize) -> pb::JobEvent {
     match done.outcome {
-        Ok(answer) => pb::JobEvent {
-            id: id.clone(),
-            event: Some(pb::job_event::Event::Result(convert::result_to_proto(
-                id,
-                answer,
-                done.queue_wait,
-                done.run_time,
-            ))),
-        },
+        Ok(answer) => {
+            let event = pb::JobEvent {
+                id: id.clone(),
+                event: Some(pb::job_event::Event::Result(convert::result_to_proto(
+                    id.clone(),
+                    answer,
+                    done.queue_wait,
+                    done.run_time,
+                ))),
+            };
+            match ServiceError::check_answer_size(&event, max_message_bytes) {
+                Ok(()) => event,
+                Err(e) => error_event(id, &e),
+            }
+        }
         Err(e) => error_event(id, &e),
     }
 }

@@ -83,12 +83,9 @@ impl Orbit for OrbitService {
         // the job.
         let done = ticket.outcome().await?;
         let answer = done.outcome?;
-        Ok(Response::new(convert::result_to_proto(
-            id,
-            answer,
-            done.queue_wait,
-            done.run_time,
-        )))
+        let result = convert::result_to_proto(id, answer, done.queue_wait, done.run_time);
+        ServiceError::check_answer_size(&result, self.max_message_bytes)?;
+        Ok(Response::new(result))
     }
 
     type SolveStreamStream = EventStream;
@@ -102,6 +99,7 @@ impl Orbit for OrbitService {
             Arc::clone(&self.dispatcher),
             inbound,
             self.stream_window,
+            self.max_message_bytes,
             self.closing.clone(),
         );
         Ok(Response::new(Box::pin(events)))

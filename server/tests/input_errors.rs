@@ -3,6 +3,7 @@
 //! each gets now. Expected codes and messages are written out from the contract, not copied from
 //! the code's output.
 
+use futures::StreamExt;
 use orbit_client::embedded::EmbeddedServer;
 use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
@@ -134,6 +135,70 @@ async fn refusals_before_queueing_name_the_field_or_the_limit() {
         let status = client.solve(job).await.expect_err(message);
         assert_eq!((status.code(), status.message()), (code, message));
     }
+    drop(client);
+    server.stop().await.expect("server stops");
+}
+
+/// An answer larger than `--max-message-bytes` (20,000 vertices, all reported, with a 64 KiB
+/// limit) is that job's RESOURCE_EXHAUSTED; it used to be tonic's OUT_OF_RANGE encoding error,
+/// which on a stream ended the stream and lost the other jobs' answers.
+#[tokio::test]
+async fn an_answer_too_large_for_a_message_fails_only_its_job() {
+    let config = ServerConfig {
+        workers: Some(1),
+        max_message_bytes: 65_536,
+        ..ServerConfig::default()
+    };
+    let server = EmbeddedServer::start(config).await.expect("server starts");
+    let mut client = Client::connect(&server.url()).await.expect("connect");
+    let game = |id: &str, vertices: u32| pb::Job {
+        id: id.into(),
+        options: None,
+        kind: Some(pb::job::Kind::Game(pb::GameGraphJob {
+            vertices,
+            edges: vec![],
+            query: vec![],
+        })),
+    };
+    let too_large = |code: Code, message: &str| {
+        assert_eq!(code, Code::ResourceExhausted, "{message}");
+        assert!(
+            message.starts_with("the answer is ")
+                && message.ends_with(
+                    " bytes, over the --max-message-bytes limit of 65536; ask for less (e.g. \
+                     game.query lists the vertices to report) or split the job"
+                ),
+            "{message}"
+        );
+    };
+    let status = client
+        .solve(game("big", 20_000))
+        .await
+        .expect_err("too large");
+    too_large(status.code(), status.message());
+
+    let mut events = client
+        .solve_stream(futures::stream::iter(vec![
+            game("big", 20_000),
+            game("small", 2),
+        ]))
+        .await
+        .expect("stream starts");
+    let mut finals = Vec::new();
+    while let Some(event) = events.next().await {
+        let event = event.expect("the stream stays up");
+        match event.event {
+            Some(pb::job_event::Event::Error(e)) => {
+                too_large(Code::from(e.code), &e.message);
+                assert_eq!(e.code_name, "RESOURCE_EXHAUSTED");
+                finals.push(event.id);
+            }
+            Some(pb::job_event::Event::Result(_)) => finals.push(event.id),
+            _ => {}
+        }
+    }
+    finals.sort();
+    assert_eq!(finals, ["big", "small"]);
     drop(client);
     server.stop().await.expect("server stops");
 }
