@@ -26,6 +26,7 @@ pub mod auth;
 pub mod batch;
 pub mod embedded;
 pub mod endpoints;
+pub mod text_formats;
 
 pub use orbit_api::v1 as pb;
 

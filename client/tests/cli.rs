@@ -423,3 +423,76 @@ fn solve_resume_finishes_a_cut_off_batch_and_answers_each_job_once() {
     assert_eq!(std::fs::read_to_string(&out_path).expect("OUT"), resumed);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The exit status and message of each class of failure, as the README's "Errors" table states
+/// them: 1 for a parse error, a failed job, unreadable input and an unreachable server; 2 (clap's)
+/// for a malformed command line.
+#[test]
+fn each_failure_class_has_its_exit_status_and_message() {
+    let failure = |args: &[&str], stdin: Option<&str>| {
+        let out = orbit(args, stdin);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // A parse error names the line; nothing is sent.
+    assert_eq!(
+        failure(&["game"], Some("2 1\n1 3\n")),
+        (
+            Some(1),
+            "orbit: line 2: vertex 3 out of range 1..2\n".to_string()
+        )
+    );
+    // A job the server refuses: its status, `CODE: message`.
+    assert_eq!(
+        failure(&["count", "graphs", "--n", "5000"], None),
+        (
+            Some(1),
+            "orbit: RESOURCE_EXHAUSTED: count.n: the cycle types of S_5000 (partitions of 5000) \
+             to visit exceeds the limit of 100000000 (max_group_elements)\n"
+                .to_string()
+        )
+    );
+    // Input that is not UTF-8, and a missing file.
+    let not_utf8 = std::env::temp_dir().join(format!("orbit-cli-{}.txt", std::process::id()));
+    std::fs::write(&not_utf8, b"2 1\n1 \xff\n").expect("write a temporary file");
+    let path = not_utf8.to_str().expect("a UTF-8 temp path");
+    let (code, err) = failure(&["game", path], None);
+    let _ = std::fs::remove_file(&not_utf8);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(
+        err,
+        format!("orbit: cannot read {path}: stream did not contain valid UTF-8\n")
+    );
+    let (code, err) = failure(&["game", "no/such/file.txt"], None);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with("orbit: cannot read no/such/file.txt: "),
+        "{err}"
+    );
+    // No server there.
+    let (code, err) = failure(&["--server", "http://127.0.0.1:1", "info"], None);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with("orbit: cannot connect to http://127.0.0.1:1: "),
+        "{err}"
+    );
+    // A malformed command line: clap's usage error.
+    let (code, err) = failure(&["count", "necklace", "--n", "six", "--k", "2"], None);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("invalid value 'six'"), "{err}");
+}
+
+/// Found by `fuzz/run.sh` (text_puzzle): a header claiming n = 3,999,999,995 vertices made the
+/// parser allocate 16 GB before reading the 5-token start line; now that line is the error.
+#[test]
+fn puzzle_with_a_huge_claimed_n_fails_on_its_short_line() {
+    let text = "3999999995 6 3\n4 1\n4 5\n3 5\n3 4\n2 3\n1 3\n1 2 3 4 0\n0 1 2 3 4\n";
+    let out = orbit(&["puzzle"], Some(text));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "orbit: line 8: start: expected n = 3999999995 tokens, found 5\n"
+    );
+}

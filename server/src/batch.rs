@@ -32,7 +32,7 @@ use tonic::{Status, Streaming};
 use crate::convert;
 use crate::dispatcher::{Dispatcher, Done, Submitted, job_span};
 use crate::error::{ServiceError, code_name};
-use crate::service::accept;
+use crate::service::accept_counted;
 
 /// How long a closing stream waits for its client to take the last events.
 const CLOSING_FLUSH: Duration = Duration::from_secs(1);
@@ -47,6 +47,9 @@ pub struct StreamSettings {
     pub window: usize,
     /// How long the loop waits for a client to take an event before giving up on it.
     pub stall_timeout: Duration,
+    /// `--max-message-bytes`: a final event larger than this becomes an error event for its job,
+    /// instead of an encoding error that would end the stream.
+    pub max_message_bytes: usize,
 }
 
 /// Starts the loop for one stream and returns the events for tonic to send.
@@ -62,6 +65,7 @@ pub fn spawn(
     let batch = Batch {
         dispatcher,
         window: settings.window.max(1),
+        max_message_bytes: settings.max_message_bytes,
         notes_tx,
         inflight: HashMap::new(),
         next_seq: 0,
@@ -134,6 +138,9 @@ struct InFlight {
 struct Batch {
     dispatcher: Arc<Dispatcher>,
     window: usize,
+    /// `--max-message-bytes`: a final event larger than this becomes an error event for its job,
+    /// instead of an encoding error that would end the stream.
+    max_message_bytes: usize,
     /// Unbounded so that worker threads never wait; bounded in practice by the window (each job
     /// sends one final note and at most ~100 progress notes).
     notes_tx: mpsc::UnboundedSender<Note>,
@@ -221,7 +228,7 @@ impl Batch {
     /// Accepts one job: validates it, waits for a queue slot, submits it. Errors become final
     /// `JobError` events right away. Returns `false` if the client is gone.
     async fn start(&mut self, job: pb::Job, out: &mut Outbound) -> bool {
-        let request = match accept(job, &self.dispatcher) {
+        let request = match accept_counted(job, &self.dispatcher) {
             Ok(r) => r,
             Err((id, e)) => return out.send(Ok(error_event(id, &e))).await,
         };
@@ -250,10 +257,11 @@ impl Batch {
         });
         let notes = self.notes_tx.clone();
         let final_id = id.clone();
+        let max_message_bytes = self.max_message_bytes;
         let submitted =
             self.dispatcher
                 .submit(admission, spec, progress, span, move |done: Done| {
-                    let event = final_event(final_id, done);
+                    let event = final_event(final_id, done, max_message_bytes);
                     // The loop is gone only if the stream ended; the job was cancelled then anyway.
                     let _ = notes.send(Note::Final { seq, event });
                 });
@@ -279,18 +287,25 @@ impl Batch {
     }
 }
 
-/// The final event for a finished job.
-fn final_event(id: String, done: Done) -> pb::JobEvent {
+/// The final event for a finished job: its result, or an error event if the result does not fit
+/// one message of `max_message_bytes`.
+fn final_event(id: String, done: Done, max_message_bytes: usize) -> pb::JobEvent {
     match done.outcome {
-        Ok(answer) => pb::JobEvent {
-            id: id.clone(),
-            event: Some(pb::job_event::Event::Result(convert::result_to_proto(
-                id,
-                answer,
-                done.queue_wait,
-                done.run_time,
-            ))),
-        },
+        Ok(answer) => {
+            let event = pb::JobEvent {
+                id: id.clone(),
+                event: Some(pb::job_event::Event::Result(convert::result_to_proto(
+                    id.clone(),
+                    answer,
+                    done.queue_wait,
+                    done.run_time,
+                ))),
+            };
+            match ServiceError::check_answer_size(&event, max_message_bytes) {
+                Ok(()) => event,
+                Err(e) => error_event(id, &e),
+            }
+        }
         Err(e) => error_event(id, &e),
     }
 }

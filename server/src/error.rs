@@ -19,6 +19,25 @@ pub enum ServiceError {
     /// `JobOptions.deadline_ms` passed before the job finished.
     #[error("the job's deadline of {deadline_ms} ms passed")]
     DeadlineExceeded { deadline_ms: u64 },
+    /// The answer does not fit one message of `--max-message-bytes`. Sending it anyway would fail
+    /// in tonic's encoder with OUT_OF_RANGE and, on a `SolveStream`, end the whole stream.
+    #[error(
+        "the answer is {bytes} bytes, over the --max-message-bytes limit of {limit}; ask for less \
+         (e.g. game.query lists the vertices to report) or split the job"
+    )]
+    AnswerTooLarge { bytes: usize, limit: usize },
+}
+
+impl ServiceError {
+    /// `Err(AnswerTooLarge)` if `answer` would not fit one message of `limit` bytes.
+    pub fn check_answer_size(answer: &impl prost::Message, limit: usize) -> Result<(), Self> {
+        let bytes = answer.encoded_len();
+        if bytes > limit {
+            Err(ServiceError::AnswerTooLarge { bytes, limit })
+        } else {
+            Ok(())
+        }
+    }
 }
 
 impl ServiceError {
@@ -35,6 +54,7 @@ impl ServiceError {
             ServiceError::QueueFull { .. } => Code::ResourceExhausted,
             ServiceError::Draining => Code::Unavailable,
             ServiceError::DeadlineExceeded { .. } => Code::DeadlineExceeded,
+            ServiceError::AnswerTooLarge { .. } => Code::ResourceExhausted,
         }
     }
 }
@@ -99,6 +119,13 @@ mod tests {
             (
                 ServiceError::DeadlineExceeded { deadline_ms: 150 },
                 Code::DeadlineExceeded,
+            ),
+            (
+                ServiceError::AnswerTooLarge {
+                    bytes: 183_517,
+                    limit: 65_536,
+                },
+                Code::ResourceExhausted,
             ),
         ];
         for (error, code) in cases {

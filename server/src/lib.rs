@@ -147,6 +147,7 @@ pub async fn run_on(
         batch::StreamSettings {
             window: config.stream_window,
             stall_timeout: config.stall_timeout(),
+            max_message_bytes: config.max_message_bytes,
         },
         config.max_message_bytes,
     );

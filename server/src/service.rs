@@ -8,6 +8,7 @@ use std::sync::Arc;
 use futures::Stream;
 use orbit_api::v1 as pb;
 use orbit_api::v1::orbit_server::Orbit;
+use orbit_worker::Limits;
 use orbit_worker::job::JobSpec;
 use tokio::sync::watch;
 use tonic::{Request, Response, Status, Streaming};
@@ -46,23 +47,31 @@ impl OrbitService {
     }
 }
 
-/// Steps 1 and 2 for one job: proto → domain, then validation against the limits. A refused job
-/// is counted in the metrics.
-pub(crate) fn accept(
+/// Steps 1 and 2 for one job: proto → domain, then validation against the server's `limits`.
+/// `Solve` and `SolveStream` call it through [`accept_counted`]; it is public so the fuzz targets
+/// (`fuzz/`) check exactly what a decoded job goes through before it is queued.
+///
+/// # Errors
+/// The job's id and why it was refused (INVALID_ARGUMENT naming the field, or RESOURCE_EXHAUSTED
+/// stating the limit).
+pub fn accept(job: pb::Job, limits: &Limits) -> Result<JobRequest, (String, ServiceError)> {
+    let id = job.id.clone();
+    let request =
+        convert::job_from_proto(job, limits).map_err(|e| (id.clone(), ServiceError::from(e)))?;
+    request
+        .spec
+        .validate(limits)
+        .map_err(|e| (id, ServiceError::from(e)))?;
+    Ok(request)
+}
+
+/// [`accept`] against the dispatcher's limits; a refused job is counted in the metrics.
+pub(crate) fn accept_counted(
     job: pb::Job,
     dispatcher: &Dispatcher,
 ) -> Result<JobRequest, (String, ServiceError)> {
-    let id = job.id.clone();
     let kind = convert::kind_name(&job);
-    let refuse = |e: orbit_worker::SolveError| dispatcher.refused(kind, ServiceError::from(e));
-    let request = match convert::job_from_proto(job, dispatcher.limits()) {
-        Ok(request) => request,
-        Err(e) => return Err((id, refuse(e))),
-    };
-    match request.spec.validate(dispatcher.limits()) {
-        Ok(()) => Ok(request),
-        Err(e) => Err((id, refuse(e))),
-    }
+    accept(job, dispatcher.limits()).map_err(|(id, e)| (id, dispatcher.refused(kind, e)))
 }
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::JobEvent, Status>> + Send + 'static>>;
@@ -76,7 +85,7 @@ impl Orbit for OrbitService {
             spec,
             deadline,
             progress: _,
-        } = accept(job, &self.dispatcher).map_err(|(_, e)| Status::from(e))?;
+        } = accept_counted(job, &self.dispatcher).map_err(|(_, e)| Status::from(e))?;
         let span = job_span(&id, spec.kind());
         let admission = self.dispatcher.try_admit(spec.kind())?;
         let ticket = self
@@ -86,12 +95,9 @@ impl Orbit for OrbitService {
         // the job.
         let done = ticket.outcome().await?;
         let answer = done.outcome?;
-        Ok(Response::new(convert::result_to_proto(
-            id,
-            answer,
-            done.queue_wait,
-            done.run_time,
-        )))
+        let result = convert::result_to_proto(id, answer, done.queue_wait, done.run_time);
+        ServiceError::check_answer_size(&result, self.max_message_bytes)?;
+        Ok(Response::new(result))
     }
 
     type SolveStreamStream = EventStream;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::pb;
-use orbit_worker::game::parse_grid_text;
+use orbit_client::text_formats::cop_thief_job;
 
 use super::input::read_input;
 use super::unary::solve_one;
@@ -14,17 +14,9 @@ use super::unary::solve_one;
 /// prints `cop N`, `thief N` or `draw`.
 pub async fn run(endpoints: &[BatchEndpoint], file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let grid = parse_grid_text(&text)?;
-    let rows = grid.row_strings();
-    let pb::job_result::Result::CopThief(answer) = solve_one(
-        endpoints,
-        "cop-thief",
-        pb::job::Kind::CopThief(pb::CopThiefJob {
-            rows,
-            queries: vec![],
-        }),
-    )
-    .await?
+    let job = cop_thief_job(&text)?;
+    let pb::job_result::Result::CopThief(answer) =
+        solve_one(endpoints, "cop-thief", pb::job::Kind::CopThief(job)).await?
     else {
         anyhow::bail!("the server answered a cop-thief job with another kind of result");
     };

@@ -8,8 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::pb;
-use orbit_worker::Limits;
-use orbit_worker::counting::{parse_content, parse_count_group_text};
+use orbit_client::text_formats::count_group_family;
 
 use super::input::read_input;
 use super::unary::solve_one;
@@ -129,24 +128,12 @@ pub async fn run(endpoints: &[BatchEndpoint], args: CountArgs) -> anyhow::Result
             cycle_index,
         } => {
             let text = read_input(Some(Path::new(&file)))?;
-            let (degree, generators) = parse_count_group_text(&text, &Limits::default())?;
-            let content = match content {
-                Some(c) => parse_content(&c)?,
-                None => Vec::new(),
-            };
-            F::Group(pb::GroupCount {
-                degree: u32::try_from(degree)?,
-                generators: generators
-                    .iter()
-                    .map(|g| pb::Permutation {
-                        images: g.images().to_vec(),
-                        cycles: String::new(),
-                    })
-                    .collect(),
+            F::Group(count_group_family(
+                &text,
                 k,
-                content,
+                content.as_deref(),
                 cycle_index,
-            })
+            )?)
         }
     };
     let pb::job_result::Result::Count(count) = solve_one(

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::pb;
-use orbit_worker::game::parse_game_text;
+use orbit_client::text_formats::game_job;
 
 use super::input::read_input;
 use super::unary::solve_one;
@@ -14,13 +14,9 @@ use super::unary::solve_one;
 /// Parses the graph, solves it over gRPC and prints one line per vertex.
 pub async fn run(endpoints: &[BatchEndpoint], file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let graph = parse_game_text(&text)?;
-    let pb::job_result::Result::Game(game) = solve_one(
-        endpoints,
-        "game",
-        pb::job::Kind::Game(orbit_server::convert::game_to_proto(&graph)),
-    )
-    .await?
+    let job = game_job(&text)?;
+    let pb::job_result::Result::Game(game) =
+        solve_one(endpoints, "game", pb::job::Kind::Game(job)).await?
     else {
         anyhow::bail!("the server answered a game job with another kind of result");
     };

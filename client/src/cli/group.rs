@@ -6,8 +6,7 @@ use std::process::ExitCode;
 
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::pb;
-use orbit_worker::Limits;
-use orbit_worker::group::parse_group_text_with_limits;
+use orbit_client::text_formats::group_job;
 
 use super::input::read_input;
 use super::unary::solve_one;
@@ -16,13 +15,9 @@ use super::unary::solve_one;
 /// candidate.
 pub async fn run(endpoints: &[BatchEndpoint], file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let problem = parse_group_text_with_limits(&text, &Limits::default())?;
-    let pb::job_result::Result::Group(group) = solve_one(
-        endpoints,
-        "group",
-        pb::job::Kind::Group(orbit_server::convert::group_to_proto(&problem)),
-    )
-    .await?
+    let job = group_job(&text)?;
+    let pb::job_result::Result::Group(group) =
+        solve_one(endpoints, "group", pb::job::Kind::Group(job)).await?
     else {
         anyhow::bail!("the server answered a group job with another kind of result");
     };

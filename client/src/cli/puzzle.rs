@@ -11,8 +11,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use futures::StreamExt;
+use orbit_client::text_formats::{puzzle_bytes_bound, puzzle_jobs, puzzle_problem};
 use orbit_client::{Client, pb};
-use orbit_worker::puzzle::{PuzzleProblem, parse_puzzle_text};
 
 use super::input::{read_input, status_text};
 
@@ -31,11 +31,11 @@ pub async fn run(
     max_message_bytes: usize,
 ) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let problem = parse_puzzle_text(&text)?;
+    let problem = puzzle_problem(&text)?;
     drop(text);
     let small = GRPC_DEFAULT_MESSAGE_BYTES.min(max_message_bytes) / 4 * 3;
-    if encoded_bytes_bound(&problem) <= small {
-        let job = chunk_jobs(problem.clone(), small)
+    if puzzle_bytes_bound(&problem) <= small {
+        let job = puzzle_jobs(problem.clone(), small)
             .pop()
             .expect("a problem is at least one job");
         match client.solve(job).await {
@@ -57,7 +57,7 @@ pub async fn run(
         .map_or(GRPC_DEFAULT_MESSAGE_BYTES, |l| l.max_message_bytes as usize);
     // Three quarters of the smaller limit, leaving room for the estimate's slack.
     let chunk_bytes = server_limit.min(max_message_bytes) / 4 * 3;
-    let chunks = chunk_jobs(problem, chunk_bytes);
+    let chunks = puzzle_jobs(problem, chunk_bytes);
     let count = chunks.len();
     let mut answers: Vec<Option<Vec<bool>>> = vec![None; count];
     let mut events = client
@@ -107,52 +107,4 @@ fn print_answers(chunks: impl IntoIterator<Item = Vec<bool>>) -> anyhow::Result<
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// An upper bound of the whole problem's encoded size as one job (see [`chunk_jobs`]).
-fn encoded_bytes_bound(problem: &PuzzleProblem) -> usize {
-    let (base, per_target) = bytes_bounds(problem.n, problem.edges.len(), problem.start.len());
-    base + per_target * problem.targets.len()
-}
-
-/// Upper bounds of the encoded sizes of a job's fixed part and of one target: 5 bytes per
-/// varint, plus tags and lengths.
-fn bytes_bounds(n: u32, edges: usize, start: usize) -> (usize, usize) {
-    (16 + edges * 14 + start * 5, 8 + n as usize * 5)
-}
-
-/// Splits the problem into jobs of at most `chunk_bytes` (estimated from above), each with the
-/// graph, the start and a run of consecutive targets (at least one); ids are the chunk numbers. A
-/// problem without targets is one job.
-fn chunk_jobs(problem: PuzzleProblem, chunk_bytes: usize) -> Vec<pb::Job> {
-    let PuzzleProblem {
-        n,
-        edges,
-        start,
-        targets,
-    } = problem;
-    let (base_bytes, target_bytes) = bytes_bounds(n, edges.len(), start.len());
-    let per_chunk = (chunk_bytes.saturating_sub(base_bytes) / target_bytes).max(1);
-    let job = |index: usize, targets: Vec<Vec<u32>>| pb::Job {
-        id: index.to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::Puzzle(
-            orbit_server::convert::puzzle_to_proto(&PuzzleProblem {
-                n,
-                edges: edges.clone(),
-                start: start.clone(),
-                targets,
-            }),
-        )),
-    };
-    if targets.is_empty() {
-        return vec![job(0, Vec::new())];
-    }
-    let mut jobs = Vec::with_capacity(targets.len().div_ceil(per_chunk));
-    let mut targets = targets.into_iter().peekable();
-    while targets.peek().is_some() {
-        let chunk: Vec<Vec<u32>> = targets.by_ref().take(per_chunk).collect();
-        jobs.push(job(jobs.len(), chunk));
-    }
-    jobs
 }

@@ -20,11 +20,27 @@ use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::memory::{SMALL_ALLOCATIONS, bigint_bytes, bigint_work_bytes};
 
+/// The largest `n` whose partition count `p(n)` fits in a `u128` (`p(1458)` is about 3.4 * 10^38,
+/// `p(1459)` exceeds 2^128).
+pub const MAX_PARTITION_COUNT_N: u64 = 1458;
+
 /// `p(n)`, the number of partitions of `n`, or `None` if it does not fit in a `u128`
-/// (`n` above about 1,400).
+/// (`n` above [`MAX_PARTITION_COUNT_N`]).
 ///
-/// Complexity: O(n^2) additions.
+/// Any `n` is answered at once: the table is only built up to [`MAX_PARTITION_COUNT_N`], so a
+/// caller's `n = 2^40` costs neither memory nor time (it once allocated `16 (n + 1)` bytes).
+///
+/// Complexity: O(min(n, 1458)^2) additions.
+///
+/// ```
+/// use orbit_worker::counting::partition_count;
+/// assert_eq!(partition_count(5), Some(7));
+/// assert_eq!(partition_count(1 << 40), None);
+/// ```
 pub fn partition_count(n: u64) -> Option<u128> {
+    if n > MAX_PARTITION_COUNT_N {
+        return None;
+    }
     let n = usize::try_from(n).ok()?;
     let mut p = vec![0u128; n + 1];
     p[0] = 1;

@@ -276,7 +276,8 @@ pub fn validate_count(p: &CountProblem, limits: &Limits) -> Result<(), SolveErro
                 return Err(SolveError::limit(
                     format!(
                         "the exact answer (2^{} vertices; give a modulus)",
-                        depth + 1
+                        // `depth` may be u64::MAX: no `+ 1` in u64.
+                        u128::from(*depth) + 1
                     ),
                     format!("{MAX_EXACT_BITS} bits"),
                 ));

@@ -85,7 +85,9 @@ pub fn parse_group_text_with_limits(
     check_group_sizes(d, k.saturating_add(q), limits)?;
     let degree = d as usize;
     let mut read = |what: &str, count: u64| -> Result<Vec<Perm>, SolveError> {
-        let mut out = Vec::with_capacity(count as usize);
+        // `k` and `q` are the caller's claims: reserve no more than the text has lines for
+        // (with degree 0, the limits above allow any count).
+        let mut out = Vec::with_capacity(count.min(total_lines as u64) as usize);
         for i in 1..=count {
             let Some((ln, line)) = lines.next() else {
                 return Err(SolveError::invalid(

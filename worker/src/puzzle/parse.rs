@@ -58,7 +58,9 @@ pub fn parse_puzzle_text(text: &str) -> Result<PuzzleProblem, SolveError> {
         ));
     }
 
-    let mut edges = Vec::with_capacity(m.min(1 << 24) as usize);
+    // `m` and `q` are the caller's claims: reserve no more than the text can hold (an edge line
+    // takes at least 4 bytes, a line of `n` tokens at least `2n`).
+    let mut edges = Vec::with_capacity((m as usize).min(text.len() / 4 + 1));
     for e in 1..=m {
         let (ln, line) = next_line(&|| format!("edge {e} of {m} (`u v`)"))?;
         let mut words = line.split_ascii_whitespace();
@@ -85,10 +87,11 @@ pub fn parse_puzzle_text(text: &str) -> Result<PuzzleProblem, SolveError> {
         edges.push((uv[0] - 1, uv[1] - 1));
     }
 
-    let mut seen = vec![0u32; n as usize];
+    // Sized for `n` only once a line long enough to hold `n` tokens comes (see `arrangement`).
+    let mut seen = Vec::new();
     let (ln, line) = next_line(&|| format!("the start arrangement ({n} tokens)"))?;
     let start = arrangement(ln, line, n, "start", &mut seen)?;
-    let mut targets = Vec::with_capacity(q.min(1 << 20) as usize);
+    let mut targets = Vec::with_capacity((q as usize).min(text.len() / (2 * n as usize) + 1));
     for t in 1..=q {
         let (ln, line) = next_line(&|| format!("target {t} of {q} ({n} tokens)"))?;
         targets.push(arrangement(ln, line, n, &format!("target {t}"), &mut seen)?);
@@ -154,21 +157,41 @@ fn not_a_number(ln: usize, word: &str, what: &str) -> SolveError {
     )
 }
 
-/// A line of `n` tokens forming a permutation of `0..n-1`. `seen` (length `n`) is scratch.
+/// A line of `n` tokens forming a permutation of `0..n-1`. `seen` is scratch, resized to `n` here.
 ///
 /// A byte-level fast path handles well-formed lines (the bulk of a large input); any line it
-/// rejects goes through [`arrangement_checked`], which names the fault.
+/// rejects goes through [`arrangement_checked`], which names the fault. A line too short to hold
+/// `n` tokens (`2n - 1` bytes) is wrong whatever it says; it is checked with a map of the tokens it
+/// has, so that a header claiming `n = 4,000,000,000` costs no 16 GB table.
 fn arrangement(
     ln: usize,
     line: &str,
     n: u32,
     what: &str,
-    seen: &mut [u32],
+    seen: &mut Vec<u32>,
 ) -> Result<Vec<u32>, SolveError> {
+    if (line.len() as u64) + 1 < 2 * u64::from(n) {
+        let mut vertex_of = std::collections::HashMap::new();
+        return arrangement_checked(ln, line, n, what, &mut |tok, vertex| {
+            *vertex_of.entry(tok).or_insert(vertex)
+        });
+    }
+    if seen.len() != n as usize {
+        *seen = vec![0; n as usize];
+    }
     seen.fill(0);
     match arrangement_fast(line.as_bytes(), n, seen) {
         Some(out) => Ok(out),
-        None => arrangement_checked(ln, line, n, what, seen),
+        None => {
+            seen.fill(0);
+            arrangement_checked(ln, line, n, what, &mut |tok, vertex| {
+                let slot = &mut seen[tok as usize];
+                if *slot == 0 {
+                    *slot = vertex;
+                }
+                *slot
+            })
+        }
     }
 }
 
@@ -210,15 +233,16 @@ fn arrangement_fast(bytes: &[u8], n: u32, seen: &mut [u32]) -> Option<Vec<u32>> 
 }
 
 /// The careful parse of an arrangement line, with errors naming the vertex and token.
+/// `first_vertex(token, vertex)` records that `token` (`< n`) is on 1-based `vertex` unless it was
+/// seen before, and returns the vertex it was first seen on.
 fn arrangement_checked(
     ln: usize,
     line: &str,
     n: u32,
     what: &str,
-    seen: &mut [u32],
+    first_vertex: &mut dyn FnMut(u32, u32) -> u32,
 ) -> Result<Vec<u32>, SolveError> {
-    seen.fill(0);
-    let mut out = Vec::with_capacity(n as usize);
+    let mut out = Vec::with_capacity((n as usize).min(line.len() / 2 + 1));
     for word in line.split_ascii_whitespace() {
         if out.len() == n as usize {
             return Err(SolveError::invalid(
@@ -239,16 +263,15 @@ fn arrangement_checked(
                 ),
             ));
         }
-        let slot = &mut seen[tok as usize];
-        if *slot != 0 {
+        let first = first_vertex(tok, vertex as u32);
+        if first != vertex as u32 {
             return Err(SolveError::invalid(
                 format!("line {ln}"),
                 format!(
-                    "{what}, vertex {vertex}: token {tok} appears twice (also on vertex {slot})"
+                    "{what}, vertex {vertex}: token {tok} appears twice (also on vertex {first})"
                 ),
             ));
         }
-        *slot = vertex as u32;
         out.push(tok);
     }
     if out.len() != n as usize {
