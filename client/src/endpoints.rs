@@ -1,91 +1,148 @@
 //! Lists of servers: `--server` given several times, or a name that resolves to several
 //! addresses (a Kubernetes headless Service resolves to one address per ready pod).
 
+use std::collections::HashMap;
+use std::net::SocketAddr;
+
 use tonic::transport::Uri;
 
 use crate::ClientError;
 
-/// Expands each `http://` address whose host name resolves to several IP addresses into one
-/// address per IP, keeping the order given and dropping repeats. Names that resolve to one
-/// address, or not at all, stay as given (connecting reports the error), and so do `https://`
-/// addresses: TLS checks the certificate against the name, which an IP address would lose.
+/// One server to connect to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedEndpoint {
+    /// The address to connect to, e.g. `https://10.1.2.3:50051`.
+    pub address: String,
+    /// For an `https://` address made from a name: the name, which TLS checks the server's
+    /// certificate against (the IP address is rarely in a certificate).
+    pub tls_server_name: Option<String>,
+}
+
+/// Expands each address whose host name resolves to several IP addresses into one endpoint per
+/// IP, keeping the order given and dropping repeats. Names that resolve to one address, or not
+/// at all, stay as given (connecting reports the error).
 ///
 /// # Errors
 /// [`ClientError::BadAddress`] for an address that is not a URI with a host.
-pub async fn expand(addresses: &[String]) -> Result<Vec<String>, ClientError> {
-    let mut expanded: Vec<String> = Vec::new();
-    let mut push = |address: String| {
-        if !expanded.contains(&address) {
-            expanded.push(address);
+pub async fn expand(addresses: &[String]) -> Result<Vec<ResolvedEndpoint>, ClientError> {
+    let mut resolved: HashMap<(String, u16), Vec<SocketAddr>> = HashMap::new();
+    for address in addresses {
+        let (_, host, port) = parse(address)?;
+        if host.parse::<std::net::IpAddr>().is_err()
+            && !resolved.contains_key(&(host.clone(), port))
+        {
+            let ips = match tokio::net::lookup_host((host.as_str(), port)).await {
+                Ok(ips) => ips.collect(),
+                Err(_) => Vec::new(),
+            };
+            resolved.insert((host, port), ips);
+        }
+    }
+    expand_with(addresses, &resolved)
+}
+
+/// [`expand`] with the names already resolved: `resolved` maps (host, port) to its addresses.
+fn expand_with(
+    addresses: &[String],
+    resolved: &HashMap<(String, u16), Vec<SocketAddr>>,
+) -> Result<Vec<ResolvedEndpoint>, ClientError> {
+    let mut expanded: Vec<ResolvedEndpoint> = Vec::new();
+    let mut push = |endpoint: ResolvedEndpoint| {
+        if !expanded.iter().any(|e| e.address == endpoint.address) {
+            expanded.push(endpoint);
         }
     };
     for address in addresses {
-        let bad = |reason: &str| ClientError::BadAddress {
-            address: address.clone(),
-            reason: reason.to_string(),
-        };
-        let uri = address.parse::<Uri>().map_err(|e| bad(&e.to_string()))?;
-        let host = uri.host().ok_or_else(|| bad("no host"))?;
-        let scheme = uri.scheme_str().unwrap_or("http");
-        let is_ip = host
-            .trim_matches(|c| c == '[' || c == ']')
-            .parse::<std::net::IpAddr>()
-            .is_ok();
-        if scheme != "http" || is_ip {
-            push(address.clone());
-            continue;
-        }
-        let port = uri.port_u16().unwrap_or(80);
-        let resolved: Vec<std::net::SocketAddr> = match tokio::net::lookup_host((host, port)).await
-        {
-            Ok(addrs) => addrs.collect(),
-            Err(_) => Vec::new(),
-        };
-        if resolved.len() <= 1 {
-            push(address.clone());
-        } else {
-            for socket in resolved {
-                push(format!("http://{socket}"));
+        let (scheme, host, port) = parse(address)?;
+        match resolved.get(&(host.clone(), port)) {
+            Some(ips) if ips.len() > 1 => {
+                for ip in ips {
+                    push(ResolvedEndpoint {
+                        address: format!("{scheme}://{ip}"),
+                        tls_server_name: (scheme == "https").then(|| host.clone()),
+                    });
+                }
             }
+            _ => push(ResolvedEndpoint {
+                address: address.clone(),
+                tls_server_name: None,
+            }),
         }
     }
     Ok(expanded)
+}
+
+/// The scheme (`http` if none), host (without IPv6 brackets) and port (80/443 by default).
+fn parse(address: &str) -> Result<(String, String, u16), ClientError> {
+    let bad = |reason: &str| ClientError::BadAddress {
+        address: address.to_string(),
+        reason: reason.to_string(),
+    };
+    let uri = address.parse::<Uri>().map_err(|e| bad(&e.to_string()))?;
+    let host = uri.host().ok_or_else(|| bad("no host"))?;
+    let scheme = uri.scheme_str().unwrap_or("http").to_string();
+    let default_port = if scheme == "https" { 443 } else { 80 };
+    let host = host.trim_matches(|c| c == '[' || c == ']').to_string();
+    Ok((scheme, host, uri.port_u16().unwrap_or(default_port)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn ip_addresses_and_https_stay_as_given_and_repeats_go() {
-        let given = vec![
-            "http://127.0.0.1:1".to_string(),
-            "http://[::1]:2".to_string(),
-            "https://orbit.example:3".to_string(),
-            "http://127.0.0.1:1".to_string(),
-        ];
-        assert_eq!(expand(&given).await.expect("valid"), given[..3].to_vec());
+    fn plain(address: &str) -> ResolvedEndpoint {
+        ResolvedEndpoint {
+            address: address.to_string(),
+            tls_server_name: None,
+        }
     }
 
     #[tokio::test]
-    async fn a_name_with_several_addresses_becomes_one_endpoint_each() {
-        let resolved: Vec<_> = tokio::net::lookup_host(("localhost", 7))
-            .await
-            .map(|a| a.collect())
-            .unwrap_or_default();
-        let expanded = expand(&["http://localhost:7".to_string()])
-            .await
-            .expect("valid");
-        if resolved.len() > 1 {
-            assert_eq!(expanded.len(), resolved.len());
-            assert!(
-                expanded
-                    .iter()
-                    .all(|a| a.starts_with("http://") && a.ends_with(":7"))
-            );
-        } else {
-            assert_eq!(expanded, vec!["http://localhost:7".to_string()]);
-        }
+    async fn ip_addresses_stay_as_given_and_repeats_go() {
+        let given = vec![
+            "http://127.0.0.1:1".to_string(),
+            "http://[::1]:2".to_string(),
+            "https://127.0.0.1:3".to_string(),
+            "http://127.0.0.1:1".to_string(),
+        ];
+        let expected: Vec<_> = given[..3].iter().map(|a| plain(a)).collect();
+        assert_eq!(expand(&given).await.expect("valid"), expected);
+    }
+
+    #[test]
+    fn a_name_with_several_addresses_becomes_one_endpoint_each_keeping_the_name_for_tls() {
+        let ips: Vec<SocketAddr> = vec![
+            "10.0.0.1:50051".parse().expect("ip"),
+            "10.0.0.2:50051".parse().expect("ip"),
+        ];
+        let resolved = HashMap::from([
+            (("orbit".to_string(), 50051), ips),
+            (
+                ("single".to_string(), 50051),
+                vec!["10.0.0.9:50051".parse().expect("ip")],
+            ),
+        ]);
+        let given = [
+            "http://orbit:50051".to_string(),
+            "https://orbit:50051".to_string(),
+            "http://single:50051".to_string(),
+            "http://unknown:50051".to_string(),
+        ];
+        let tls = |address: &str| ResolvedEndpoint {
+            address: address.to_string(),
+            tls_server_name: Some("orbit".to_string()),
+        };
+        assert_eq!(
+            expand_with(&given, &resolved).expect("valid"),
+            vec![
+                plain("http://10.0.0.1:50051"),
+                plain("http://10.0.0.2:50051"),
+                tls("https://10.0.0.1:50051"),
+                tls("https://10.0.0.2:50051"),
+                plain("http://single:50051"),
+                plain("http://unknown:50051"),
+            ]
+        );
     }
 
     #[tokio::test]

@@ -128,6 +128,20 @@ impl ConnectOptions {
     /// # Errors
     /// [`ClientError::BadAddress`], [`ClientError::CaWithoutTls`] or [`ClientError::Tls`].
     pub fn endpoint(&self, address: &str) -> Result<Endpoint, ClientError> {
+        self.endpoint_for(address, None)
+    }
+
+    /// Like [`endpoint`](Self::endpoint); for `https://`, `tls_server_name` (when given) is the
+    /// name the server's certificate is checked against instead of the address's host — for an
+    /// IP address that a name resolved to (see [`crate::endpoints`]).
+    ///
+    /// # Errors
+    /// As [`endpoint`](Self::endpoint).
+    pub fn endpoint_for(
+        &self,
+        address: &str,
+        tls_server_name: Option<&str>,
+    ) -> Result<Endpoint, ClientError> {
         let mut endpoint = Endpoint::from_shared(address.to_string())
             .map_err(|e| ClientError::BadAddress {
                 address: address.to_string(),
@@ -153,6 +167,10 @@ impl ConnectOptions {
                 // Only this CA: no system roots.
                 Some(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca_pem)))
             }
+        };
+        let tls = match (tls, tls_server_name) {
+            (Some(tls), Some(name)) => Some(tls.domain_name(name)),
+            (tls, _) => tls,
         };
         if let Some(tls) = tls {
             endpoint = endpoint

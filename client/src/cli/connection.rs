@@ -43,17 +43,25 @@ impl Connection {
                 max_message_bytes: args.max_message_bytes,
                 ..ConnectOptions::default()
             };
-            (vec![server.url()], options, Some(server))
+            let only = orbit_client::endpoints::ResolvedEndpoint {
+                address: server.url(),
+                tls_server_name: None,
+            };
+            (vec![only], options, Some(server))
         } else {
             let addresses = orbit_client::endpoints::expand(&args.server).await?;
             (addresses, connect_options(args)?, None)
         };
         let mut endpoints = Vec::with_capacity(addresses.len());
-        for address in addresses.iter() {
-            let client = if addresses.len() == 1 {
-                Client::connect_with(address, &options).await
-            } else {
-                Client::connect_lazy_with(address, &options)
+        for resolved in addresses.iter() {
+            let address = &resolved.address;
+            let client = match (&resolved.tls_server_name, addresses.len()) {
+                (None, 1) => Client::connect_with(address, &options).await,
+                (None, _) => Client::connect_lazy_with(address, &options),
+                // An IP address a name resolved to: TLS checks the certificate against the name.
+                (Some(name), _) => options
+                    .endpoint_for(address, Some(name))
+                    .and_then(|e| Client::from_channel_with(e.connect_lazy(), &options)),
             }
             .map_err(|e| anyhow::anyhow!(causes(&e)))?;
             endpoints.push(BatchEndpoint {
