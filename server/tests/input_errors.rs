@@ -202,3 +202,38 @@ async fn an_answer_too_large_for_a_message_fails_only_its_job() {
     drop(client);
     server.stop().await.expect("server stops");
 }
+
+/// A limit only the solver can see: Sym(12) x Sym(2) on 14 points (not transitive, so not
+/// recognised as a giant) has 12! * 2 = 958,003,200 elements, over `max_group_elements`.
+#[tokio::test]
+async fn a_limit_found_while_solving_is_resource_exhausted() {
+    let (server, mut client) = server().await;
+    let cycles = |text: &str| pb::Permutation {
+        images: vec![],
+        cycles: text.into(),
+    };
+    let status = client
+        .solve(count(pb::count_job::Family::Group(pb::GroupCount {
+            degree: 14,
+            generators: vec![
+                cycles("(1,2,3,4,5,6,7,8,9,10,11,12)"),
+                cycles("(1,2)"),
+                cycles("(13,14)"),
+            ],
+            k: 2,
+            content: vec![],
+            cycle_index: false,
+        })))
+        .await
+        .expect_err("too many elements");
+    assert_eq!(
+        (status.code(), status.message()),
+        (
+            Code::ResourceExhausted,
+            "group elements to enumerate (order 958003200) exceeds the limit of 100000000 \
+             (max_group_elements)"
+        )
+    );
+    drop(client);
+    server.stop().await.expect("server stops");
+}
