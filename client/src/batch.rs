@@ -552,13 +552,8 @@ pub fn error_event(id: String, status: &Status) -> pb::JobEvent {
         id,
         event: Some(pb::job_event::Event::Error(pb::JobError {
             code: status.code() as i32,
-            code_name: code_name(status.code()).to_string(),
+            code_name: orbit_server::error::code_name(status.code()).to_string(),
             message: status.message().to_string(),
         })),
     }
-}
-
-/// The canonical upper-case name of a gRPC code, as in `JobError.code_name`.
-fn code_name(code: Code) -> &'static str {
-    orbit_server::error::code_name(code)
 }

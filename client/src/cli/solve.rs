@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use orbit_client::batch::{BatchEndpoint, BatchEvent, BatchOptions, solve_batch};
+use orbit_client::batch::{BatchEndpoint, BatchEvent, BatchOptions, error_event, solve_batch};
 use orbit_client::pb;
 
 use super::GlobalArgs;
@@ -59,9 +59,10 @@ pub async fn run(
             Ok(job) => jobs.push(job),
             Err(e) => rejected.push(error_event(
                 line_id(line, i + 1),
-                3,
-                "INVALID_ARGUMENT",
-                format!("line {}: not a valid orbit.v1.Job: {e}", i + 1),
+                &tonic::Status::invalid_argument(format!(
+                    "line {}: not a valid orbit.v1.Job: {e}",
+                    i + 1
+                )),
             )),
         }
     }
@@ -249,17 +250,6 @@ fn line_id(line: &str, number: usize) -> String {
         .ok()
         .and_then(|v| v.get("id").and_then(|id| id.as_str()).map(str::to_string))
         .unwrap_or_else(|| format!("line {number}"))
-}
-
-fn error_event(id: String, code: i32, code_name: &str, message: String) -> pb::JobEvent {
-    pb::JobEvent {
-        id,
-        event: Some(pb::job_event::Event::Error(pb::JobError {
-            code,
-            code_name: code_name.to_string(),
-            message,
-        })),
-    }
 }
 
 /// A bar on stderr when it is a terminal; hidden otherwise.
