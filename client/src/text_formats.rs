@@ -94,41 +94,30 @@ fn puzzle_bytes_bounds(n: u32, edges: usize, start: usize) -> (usize, usize) {
 /// ```
 /// use orbit_client::text_formats::{puzzle_jobs, puzzle_problem};
 /// let problem = puzzle_problem("2 1 3\n1 2\n0 1\n1 0\n0 1\n1 0\n").unwrap();
-/// let jobs = puzzle_jobs(problem, 0); // at least one target per job
+/// let jobs = puzzle_jobs(&problem, 0); // at least one target per job
 /// assert_eq!(jobs.len(), 3);
 /// assert_eq!(jobs[2].id, "2");
 /// ```
-pub fn puzzle_jobs(problem: PuzzleProblem, chunk_bytes: usize) -> Vec<pb::Job> {
-    let PuzzleProblem {
-        n,
-        edges,
-        start,
-        targets,
-    } = problem;
-    let (base_bytes, target_bytes) = puzzle_bytes_bounds(n, edges.len(), start.len());
+pub fn puzzle_jobs(problem: &PuzzleProblem, chunk_bytes: usize) -> Vec<pb::Job> {
+    let (base_bytes, target_bytes) =
+        puzzle_bytes_bounds(problem.n, problem.edges.len(), problem.start.len());
     let per_chunk = (chunk_bytes.saturating_sub(base_bytes) / target_bytes).max(1);
-    let job = |index: usize, targets: Vec<Vec<u32>>| pb::Job {
+    let job = |index: usize, targets: &[Vec<u32>]| pb::Job {
         id: index.to_string(),
         options: None,
         kind: Some(pb::job::Kind::Puzzle(
-            orbit_server::convert::puzzle_to_proto(&PuzzleProblem {
-                n,
-                edges: edges.clone(),
-                start: start.clone(),
-                targets,
-            }),
+            orbit_server::convert::puzzle_chunk_to_proto(problem, targets),
         )),
     };
-    if targets.is_empty() {
-        return vec![job(0, Vec::new())];
+    if problem.targets.is_empty() {
+        return vec![job(0, &[])];
     }
-    let mut jobs = Vec::with_capacity(targets.len().div_ceil(per_chunk));
-    let mut targets = targets.into_iter().peekable();
-    while targets.peek().is_some() {
-        let chunk: Vec<Vec<u32>> = targets.by_ref().take(per_chunk).collect();
-        jobs.push(job(jobs.len(), chunk));
-    }
-    jobs
+    problem
+        .targets
+        .chunks(per_chunk)
+        .enumerate()
+        .map(|(index, chunk)| job(index, chunk))
+        .collect()
 }
 
 /// `orbit count group FILE --k K [--content C] [--cycle-index]`: the group in the `orbit group`

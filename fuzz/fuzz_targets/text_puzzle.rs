@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     match puzzle_problem(text) {
         Ok(problem) => {
             let targets = problem.targets.len();
-            let jobs = puzzle_jobs(problem, CHUNK_BYTES);
+            let jobs = puzzle_jobs(&problem, CHUNK_BYTES);
             assert!(jobs.len() <= targets.max(1), "more chunks than targets");
             for job in jobs {
                 orbit_fuzz::check_parsed_job(job, &[]);

@@ -67,7 +67,7 @@ pub fn job_from_proto(job: pb::Job, limits: &Limits) -> Result<JobRequest, Solve
         },
         Some(pb::job::Kind::Group(group)) => JobSpec::Group(group_from_proto(group, limits)?),
         Some(pb::job::Kind::Count(count)) => JobSpec::Count(count_from_proto(count, limits)?),
-        Some(pb::job::Kind::Puzzle(puzzle)) => JobSpec::Puzzle(puzzle_from_proto(puzzle)),
+        Some(pb::job::Kind::Puzzle(puzzle)) => JobSpec::Puzzle(puzzle_from_proto(puzzle)?),
         None => {
             return Err(SolveError::invalid(
                 "kind",
@@ -222,13 +222,43 @@ fn count_from_proto(count: pb::CountJob, limits: &Limits) -> Result<CountProblem
     Ok(problem)
 }
 
-fn puzzle_from_proto(puzzle: pb::PuzzleJob) -> PuzzleProblem {
-    PuzzleProblem {
-        n: puzzle.n,
-        edges: puzzle.edges.iter().map(|e| (e.from, e.to)).collect(),
-        start: puzzle.start.map(|a| a.tokens).unwrap_or_default(),
-        targets: puzzle.targets.into_iter().map(|a| a.tokens).collect(),
-    }
+fn puzzle_from_proto(puzzle: pb::PuzzleJob) -> Result<PuzzleProblem, SolveError> {
+    let pb::PuzzleJob {
+        n,
+        edges,
+        start,
+        targets,
+        targets_flat,
+    } = puzzle;
+    let targets = if targets_flat.is_empty() {
+        targets.into_iter().map(|a| a.tokens).collect()
+    } else {
+        if !targets.is_empty() {
+            return Err(SolveError::invalid(
+                "puzzle.targets_flat",
+                "set either targets or targets_flat, not both",
+            ));
+        }
+        if n == 0 || targets_flat.len() % n as usize != 0 {
+            return Err(SolveError::invalid(
+                "puzzle.targets_flat",
+                format!(
+                    "holds {} tokens, not a multiple of n = {n} (n tokens per target)",
+                    targets_flat.len()
+                ),
+            ));
+        }
+        targets_flat
+            .chunks_exact(n as usize)
+            .map(<[u32]>::to_vec)
+            .collect()
+    };
+    Ok(PuzzleProblem {
+        n,
+        edges: edges.iter().map(|e| (e.from, e.to)).collect(),
+        start: start.map(|a| a.tokens).unwrap_or_default(),
+        targets,
+    })
 }
 
 /// domain → proto for a group problem (the CLI's `orbit group`), as image arrays.
@@ -248,8 +278,14 @@ pub fn group_to_proto(problem: &GroupProblem) -> pb::GroupJob {
     }
 }
 
-/// domain → proto for a puzzle (the CLI's `orbit puzzle`).
+/// domain → proto for a puzzle (the CLI's `orbit puzzle`), the targets packed in `targets_flat`.
 pub fn puzzle_to_proto(problem: &PuzzleProblem) -> pb::PuzzleJob {
+    puzzle_chunk_to_proto(problem, &problem.targets)
+}
+
+/// domain → proto for `problem`'s graph and start with `targets` (a run of its targets), packed in
+/// `targets_flat`: how `orbit puzzle` splits a big puzzle into jobs without copying it first.
+pub fn puzzle_chunk_to_proto(problem: &PuzzleProblem, targets: &[Vec<u32>]) -> pb::PuzzleJob {
     pb::PuzzleJob {
         n: problem.n,
         edges: problem
@@ -260,11 +296,8 @@ pub fn puzzle_to_proto(problem: &PuzzleProblem) -> pb::PuzzleJob {
         start: Some(pb::Arrangement {
             tokens: problem.start.clone(),
         }),
-        targets: problem
-            .targets
-            .iter()
-            .map(|t| pb::Arrangement { tokens: t.clone() })
-            .collect(),
+        targets: Vec::new(),
+        targets_flat: targets.concat(),
     }
 }
 
@@ -515,6 +548,7 @@ mod tests {
                 edges: vec![],
                 start: Some(pb::Arrangement { tokens: vec![0] }),
                 targets: vec![],
+                targets_flat: vec![],
             }),
         ];
         let mut named = Vec::new();

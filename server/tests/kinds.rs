@@ -270,6 +270,7 @@ async fn puzzle_jobs() {
             arr(&[2, 1, 0, 4, 3]),
             arr(&[4, 3, 0, 1, 2]),
         ],
+        targets_flat: Vec::new(),
     };
     let r = client
         .solve(job(pb::job::Kind::Puzzle(sample.clone())))
@@ -303,13 +304,61 @@ async fn puzzle_jobs() {
         "{}",
         err.message()
     );
-    let mut short = sample;
+    let mut short = sample.clone();
     short.start = Some(arr(&[1, 0]));
     let err = client
         .solve(job(pb::job::Kind::Puzzle(short)))
         .await
         .expect_err("wrong length");
     assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+
+    // The same targets packed in `targets_flat`: the same answers and the same error names.
+    let flat = |p: &pb::PuzzleJob| pb::PuzzleJob {
+        targets: Vec::new(),
+        targets_flat: p.targets.iter().flat_map(|a| a.tokens.clone()).collect(),
+        ..p.clone()
+    };
+    let r = client
+        .solve(job(pb::job::Kind::Puzzle(flat(&sample))))
+        .await
+        .expect("solve flat");
+    let Some(pb::job_result::Result::Puzzle(p)) = r.result else {
+        panic!("puzzle result")
+    };
+    assert_eq!(p.reachable, vec![true, true, false]);
+    let mut twice = sample.clone();
+    twice.targets[2] = arr(&[4, 3, 0, 1, 1]);
+    let err = client
+        .solve(job(pb::job::Kind::Puzzle(flat(&twice))))
+        .await
+        .expect_err("not a permutation");
+    assert_eq!(
+        err.message(),
+        "puzzle.targets[2][4]: token 1 appears twice (also at puzzle.targets[2][3])"
+    );
+    let mut ragged = flat(&sample);
+    ragged.targets_flat.pop();
+    let err = client
+        .solve(job(pb::job::Kind::Puzzle(ragged)))
+        .await
+        .expect_err("not a multiple of n");
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    assert_eq!(
+        err.message(),
+        "puzzle.targets_flat: holds 14 tokens, not a multiple of n = 5 (n tokens per target)"
+    );
+    let both = pb::PuzzleJob {
+        targets: sample.targets.clone(),
+        ..flat(&sample)
+    };
+    let err = client
+        .solve(job(pb::job::Kind::Puzzle(both)))
+        .await
+        .expect_err("both forms");
+    assert_eq!(
+        err.message(),
+        "puzzle.targets_flat: set either targets or targets_flat, not both"
+    );
     server.stop().await.expect("stop");
 }
 

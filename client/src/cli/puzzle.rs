@@ -35,7 +35,7 @@ pub async fn run(
     drop(text);
     let small = GRPC_DEFAULT_MESSAGE_BYTES.min(max_message_bytes) / 4 * 3;
     if puzzle_bytes_bound(&problem) <= small {
-        let job = puzzle_jobs(problem.clone(), small)
+        let job = puzzle_jobs(&problem, small)
             .pop()
             .expect("a problem is at least one job");
         match client.solve(job).await {
@@ -57,7 +57,8 @@ pub async fn run(
         .map_or(GRPC_DEFAULT_MESSAGE_BYTES, |l| l.max_message_bytes as usize);
     // Three quarters of the smaller limit, leaving room for the estimate's slack.
     let chunk_bytes = server_limit.min(max_message_bytes) / 4 * 3;
-    let chunks = puzzle_jobs(problem, chunk_bytes);
+    let chunks = puzzle_jobs(&problem, chunk_bytes);
+    drop(problem);
     let count = chunks.len();
     let mut answers: Vec<Option<Vec<bool>>> = vec![None; count];
     let mut events = client

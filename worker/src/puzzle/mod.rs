@@ -113,7 +113,7 @@ pub struct PuzzleProblem {
 /// assert_eq!(err.to_string(), "puzzle.targets[0][1]: token 1 appears twice (also at puzzle.targets[0][0])");
 /// ```
 pub fn validate_puzzle(p: &PuzzleProblem, limits: &Limits) -> Result<(), SolveError> {
-    validate_graph(p.n, &p.edges, limits)?;
+    validate_graph(p.n, &p.edges, Some(limits))?;
     let n = p.n as usize;
     let entries = (n as u128) * (p.targets.len() as u128 + 1);
     if entries > u128::from(limits.max_permutation_entries) {
@@ -132,7 +132,7 @@ pub fn validate_puzzle(p: &PuzzleProblem, limits: &Limits) -> Result<(), SolveEr
         n,
         &mut seen,
         &|i| format!("puzzle.start[{i}]"),
-        "puzzle.start",
+        &|| "puzzle.start".to_string(),
     )?;
     for (q, t) in p.targets.iter().enumerate() {
         seen.fill(u32::MAX);
@@ -141,32 +141,35 @@ pub fn validate_puzzle(p: &PuzzleProblem, limits: &Limits) -> Result<(), SolveEr
             n,
             &mut seen,
             &|i| format!("puzzle.targets[{q}][{i}]"),
-            &format!("puzzle.targets[{q}]"),
+            &|| format!("puzzle.targets[{q}]"),
         )?;
     }
     Ok(())
 }
 
-/// Checks `n` and the edges (vertex range) against the limits.
+/// Checks `n` and the edges (vertex range) against the limits: `max_vertices` and `max_edges`
+/// (`None` for a solver called directly, whose caller decided the sizes).
 pub(crate) fn validate_graph(
     n: u32,
     edges: &[(u32, u32)],
-    limits: &Limits,
+    limits: Option<&Limits>,
 ) -> Result<(), SolveError> {
     if n == 0 {
         return Err(SolveError::invalid("puzzle.n", "must be at least 1"));
     }
-    if u64::from(n) > limits.max_vertices {
-        return Err(SolveError::limit(
-            format!("puzzle.n = {n} vertices"),
-            limits.max_vertices,
-        ));
-    }
-    if edges.len() as u64 > limits.max_edges {
-        return Err(SolveError::limit(
-            format!("puzzle.edges ({} edges)", edges.len()),
-            limits.max_edges,
-        ));
+    if let Some(limits) = limits {
+        if u64::from(n) > limits.max_vertices {
+            return Err(SolveError::limit(
+                format!("puzzle.n = {n} vertices"),
+                limits.max_vertices,
+            ));
+        }
+        if edges.len() as u64 > limits.max_edges {
+            return Err(SolveError::limit(
+                format!("puzzle.edges ({} edges)", edges.len()),
+                limits.max_edges,
+            ));
+        }
     }
     for (i, &(u, v)) in edges.iter().enumerate() {
         for x in [u, v] {
@@ -188,11 +191,11 @@ pub(crate) fn check_arrangement(
     n: usize,
     seen: &mut [u32],
     field: &dyn Fn(usize) -> String,
-    whole: &str,
+    whole: &dyn Fn() -> String,
 ) -> Result<(), SolveError> {
     if arr.len() != n {
         return Err(SolveError::invalid(
-            whole,
+            whole(),
             format!(
                 "has {} tokens, expected n = {n} (one per vertex)",
                 arr.len()
@@ -291,13 +294,8 @@ pub fn memory_estimate(n: u64, edges: u64, targets: u64) -> u64 {
 /// # Ok::<(), orbit_worker::SolveError>(())
 /// ```
 pub fn solve_puzzle(p: &PuzzleProblem, ctx: &SolveContext) -> Result<Vec<bool>, SolveError> {
-    let unlimited = Limits {
-        max_vertices: u64::MAX,
-        max_edges: u64::MAX,
-        max_permutation_entries: u64::MAX,
-        ..Limits::default()
-    };
-    validate_puzzle(p, &unlimited)?;
+    // The graph and start are checked by the solver's constructor and each target as it is
+    // decided (naming `puzzle.targets[i][v]`), so no separate validation pass here.
     let solver = PuzzleSolver::new(p.n, &p.edges, &p.start, ctx)?;
     let q = p.targets.len();
     let mut out = Vec::with_capacity(q);

@@ -107,12 +107,7 @@ impl PuzzleSolver {
         start: &[u32],
         ctx: &SolveContext,
     ) -> Result<Self, SolveError> {
-        let unlimited = Limits {
-            max_vertices: u64::MAX,
-            max_edges: u64::MAX,
-            ..Limits::default()
-        };
-        validate_graph(n, edges, &unlimited)?;
+        validate_graph(n, edges, None)?;
         let n = n as usize;
         let mut start_pos = vec![NONE; n];
         check_arrangement(
@@ -120,7 +115,7 @@ impl PuzzleSolver {
             n,
             &mut start_pos,
             &|i| format!("puzzle.start[{i}]"),
-            "puzzle.start",
+            &|| "puzzle.start".to_string(),
         )?;
         let root = start_pos[0] as usize;
         ctx.progress(0.02);
@@ -232,7 +227,7 @@ impl PuzzleSolver {
         limits: &Limits,
         ctx: &SolveContext,
     ) -> Result<Self, SolveError> {
-        validate_graph(n, edges, limits)?;
+        validate_graph(n, edges, Some(limits))?;
         Self::new(n, edges, start, ctx)
     }
 
@@ -258,7 +253,9 @@ impl PuzzleSolver {
     /// # Complexity
     /// `O(n)` time and scratch memory.
     pub fn is_reachable(&self, target: &[u32]) -> Result<bool, SolveError> {
-        self.decide(target, &|i| format!("target[{i}]"), "target")
+        self.decide(target, &|i| format!("target[{i}]"), &|| {
+            "target".to_string()
+        })
     }
 
     /// As [`is_reachable`](Self::is_reachable), with errors naming `puzzle.targets[index][v]`.
@@ -266,7 +263,7 @@ impl PuzzleSolver {
         self.decide(
             target,
             &|i| format!("puzzle.targets[{index}][{i}]"),
-            &format!("puzzle.targets[{index}]"),
+            &|| format!("puzzle.targets[{index}]"),
         )
     }
 
@@ -274,7 +271,7 @@ impl PuzzleSolver {
         &self,
         target: &[u32],
         field: &dyn Fn(usize) -> String,
-        whole: &str,
+        whole: &dyn Fn() -> String,
     ) -> Result<bool, SolveError> {
         let n = self.n;
         let mut buf = vec![NONE; n];
