@@ -302,8 +302,8 @@ pub struct PuzzleInput {
     pub edges: Vec<(Num32, Num32)>,
     pub start: Option<ArrangementInput>,
     pub targets: Vec<ArrangementInput>,
-    /// `targets_flat`, usually empty (both set is an error).
-    pub targets_flat: Vec<Num32>,
+    /// `targets_packed`, usually empty (both set is an error).
+    pub targets_packed: Vec<u8>,
 }
 
 impl PuzzleInput {
@@ -315,7 +315,7 @@ impl PuzzleInput {
             edges: edges(&self.edges),
             start: self.start.as_ref().map(|a| a.proto(n)),
             targets: self.targets.iter().map(|a| a.proto(n)).collect(),
-            targets_flat: self.targets_flat.iter().copied().map(Num32::get).collect(),
+            targets_packed: self.targets_packed.clone(),
         })))
     }
 }

@@ -228,29 +228,35 @@ fn puzzle_from_proto(puzzle: pb::PuzzleJob) -> Result<PuzzleProblem, SolveError>
         edges,
         start,
         targets,
-        targets_flat,
+        targets_packed,
     } = puzzle;
-    let targets = if targets_flat.is_empty() {
+    let targets = if targets_packed.is_empty() {
         targets.into_iter().map(|a| a.tokens).collect()
     } else {
         if !targets.is_empty() {
             return Err(SolveError::invalid(
-                "puzzle.targets_flat",
-                "set either targets or targets_flat, not both",
+                "puzzle.targets_packed",
+                "set either targets or targets_packed, not both",
             ));
         }
-        if n == 0 || targets_flat.len() % n as usize != 0 {
+        let target_bytes = 4 * n as usize;
+        if n == 0 || targets_packed.len() % target_bytes != 0 {
             return Err(SolveError::invalid(
-                "puzzle.targets_flat",
+                "puzzle.targets_packed",
                 format!(
-                    "holds {} tokens, not a multiple of n = {n} (n tokens per target)",
-                    targets_flat.len()
+                    "holds {} bytes, not a multiple of 4n = {target_bytes} (n tokens of 4 bytes per target)",
+                    targets_packed.len()
                 ),
             ));
         }
-        targets_flat
-            .chunks_exact(n as usize)
-            .map(<[u32]>::to_vec)
+        targets_packed
+            .chunks_exact(target_bytes)
+            .map(|target| {
+                target
+                    .chunks_exact(4)
+                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect()
+            })
             .collect()
     };
     Ok(PuzzleProblem {
@@ -278,13 +284,13 @@ pub fn group_to_proto(problem: &GroupProblem) -> pb::GroupJob {
     }
 }
 
-/// domain → proto for a puzzle (the CLI's `orbit puzzle`), the targets packed in `targets_flat`.
+/// domain → proto for a puzzle (the CLI's `orbit puzzle`), the targets in `targets_packed`.
 pub fn puzzle_to_proto(problem: &PuzzleProblem) -> pb::PuzzleJob {
     puzzle_chunk_to_proto(problem, &problem.targets)
 }
 
 /// domain → proto for `problem`'s graph and start with `targets` (a run of its targets), packed in
-/// `targets_flat`: how `orbit puzzle` splits a big puzzle into jobs without copying it first.
+/// `targets_packed`: how `orbit puzzle` splits a big puzzle into jobs without copying it first.
 pub fn puzzle_chunk_to_proto(problem: &PuzzleProblem, targets: &[Vec<u32>]) -> pb::PuzzleJob {
     pb::PuzzleJob {
         n: problem.n,
@@ -297,7 +303,13 @@ pub fn puzzle_chunk_to_proto(problem: &PuzzleProblem, targets: &[Vec<u32>]) -> p
             tokens: problem.start.clone(),
         }),
         targets: Vec::new(),
-        targets_flat: targets.concat(),
+        targets_packed: {
+            let mut bytes = Vec::with_capacity(4 * problem.n as usize * targets.len());
+            for token in targets.iter().flatten() {
+                bytes.extend_from_slice(&token.to_le_bytes());
+            }
+            bytes
+        },
     }
 }
 
@@ -548,7 +560,7 @@ mod tests {
                 edges: vec![],
                 start: Some(pb::Arrangement { tokens: vec![0] }),
                 targets: vec![],
-                targets_flat: vec![],
+                targets_packed: vec![],
             }),
         ];
         let mut named = Vec::new();

@@ -178,6 +178,7 @@ pub async fn run_on(
         // windows would cost a round trip per 64 KB.
         .initial_stream_window_size(HTTP2_STREAM_WINDOW)
         .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
+        .max_frame_size(Some(1 << 20))
         // A peer that vanished without closing (a cut network, a frozen VM) is noticed by pings,
         // so its streams end and their jobs are cancelled instead of waiting for ever.
         .http2_keepalive_interval(Some(HTTP2_KEEPALIVE_INTERVAL))

@@ -270,7 +270,7 @@ async fn puzzle_jobs() {
             arr(&[2, 1, 0, 4, 3]),
             arr(&[4, 3, 0, 1, 2]),
         ],
-        targets_flat: Vec::new(),
+        targets_packed: Vec::new(),
     };
     let r = client
         .solve(job(pb::job::Kind::Puzzle(sample.clone())))
@@ -312,10 +312,19 @@ async fn puzzle_jobs() {
         .expect_err("wrong length");
     assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
 
-    // The same targets packed in `targets_flat`: the same answers and the same error names.
+    // The same targets in `targets_packed` (4 bytes little-endian per token, written out here
+    // byte by byte): the same answers and the same error names.
     let flat = |p: &pb::PuzzleJob| pb::PuzzleJob {
         targets: Vec::new(),
-        targets_flat: p.targets.iter().flat_map(|a| a.tokens.clone()).collect(),
+        targets_packed: p
+            .targets
+            .iter()
+            .flat_map(|a| {
+                a.tokens
+                    .iter()
+                    .flat_map(|&t| [t as u8, (t >> 8) as u8, 0, 0])
+            })
+            .collect(),
         ..p.clone()
     };
     let r = client
@@ -337,7 +346,7 @@ async fn puzzle_jobs() {
         "puzzle.targets[2][4]: token 1 appears twice (also at puzzle.targets[2][3])"
     );
     let mut ragged = flat(&sample);
-    ragged.targets_flat.pop();
+    ragged.targets_packed.pop();
     let err = client
         .solve(job(pb::job::Kind::Puzzle(ragged)))
         .await
@@ -345,7 +354,7 @@ async fn puzzle_jobs() {
     assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
     assert_eq!(
         err.message(),
-        "puzzle.targets_flat: holds 14 tokens, not a multiple of n = 5 (n tokens per target)"
+        "puzzle.targets_packed: holds 59 bytes, not a multiple of 4n = 20 (n tokens of 4 bytes per target)"
     );
     let both = pb::PuzzleJob {
         targets: sample.targets.clone(),
@@ -357,7 +366,7 @@ async fn puzzle_jobs() {
         .expect_err("both forms");
     assert_eq!(
         err.message(),
-        "puzzle.targets_flat: set either targets or targets_flat, not both"
+        "puzzle.targets_packed: set either targets or targets_packed, not both"
     );
     server.stop().await.expect("stop");
 }
