@@ -1047,3 +1047,74 @@ fn puzzle_big_wilson_blocks_against_group_engine() {
         assert_eq!(fast, engine, "n={n} edges={:?}", p.edges);
     }
 }
+
+/// Inputs big enough for the parser's two-thread path (targets >= 32 KiB): the targets come back
+/// exactly as written, and a fault anywhere (first half, second half, last line, a missing or an
+/// extra line, a blank line) gets the same message as in a small input, naming line and target.
+#[test]
+fn puzzle_parser_big_inputs_parse_and_name_faults_like_small_ones() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x7a11e1);
+    let (n, q) = (40usize, 1200usize);
+    let perm = |rng: &mut ChaCha8Rng| {
+        let mut p: Vec<u32> = (0..n as u32).collect();
+        p.shuffle(rng);
+        p
+    };
+    let line = |p: &[u32]| p.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+    let start = perm(&mut rng);
+    let targets: Vec<Vec<u32>> = (0..q).map(|_| perm(&mut rng)).collect();
+    // Header, one edge, start: the first target is on line 4.
+    let text_of = |targets: &[Vec<u32>], q: usize| {
+        let mut t = format!("{n} 1 {q}\n1 2\n{}\n", line(&start));
+        for target in targets {
+            t.push_str(&line(target));
+            t.push('\n');
+        }
+        t
+    };
+    let text = text_of(&targets, q);
+    assert!(text.len() > 64 << 10, "big enough for two threads");
+    let p = parse_puzzle_text(&text).expect("well-formed");
+    assert_eq!(p.start, start);
+    assert_eq!(p.targets, targets);
+
+    // A repeated token in target `t` (1-based), on line `t + 3`.
+    for t in [1, 2, q / 2, q / 2 + 1, q - 1, q] {
+        let mut bad = targets.clone();
+        bad[t - 1][7] = bad[t - 1][3];
+        let err = parse_puzzle_text(&text_of(&bad, q)).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "line {}: target {t}, vertex 8: token {} appears twice (also on vertex 4)",
+                t + 3,
+                bad[t - 1][3]
+            )
+        );
+    }
+    // One target short, one too many, and a stray word.
+    let err = parse_puzzle_text(&text_of(&targets[..q - 1], q)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "line {}: expected target {q} of {q} ({n} tokens), found the end of the input",
+            q + 3
+        )
+    );
+    let err = parse_puzzle_text(&text_of(&targets, q - 1)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "line {}: unexpected input after the {} targets announced in the header",
+            q + 3,
+            q - 1
+        )
+    );
+    let mut stray = text.clone();
+    stray.insert_str(stray.len() - 2, " x");
+    let err = parse_puzzle_text(&stray).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("line {}: target {q}", q + 3)), "{err}");
+    // Blank lines anywhere are skipped, as in small inputs.
+    let spaced = text.replacen('\n', "\n\n", 500);
+    assert_eq!(parse_puzzle_text(&spaced).expect("blank lines").targets, targets);
+}

@@ -38,11 +38,10 @@ pub fn parse_puzzle_text(text: &str) -> Result<PuzzleProblem, SolveError> {
         .enumerate()
         .map(|(i, l)| (i + 1, l))
         .filter(|(_, l)| !l.trim().is_empty());
-    let last_line = text.lines().count();
     let mut next_line = |what: &dyn Fn() -> String| {
         lines.next().ok_or_else(|| {
             SolveError::invalid(
-                format!("line {}", last_line + 1),
+                format!("line {}", text.lines().count() + 1),
                 format!("expected {}, found the end of the input", what()),
             )
         })
@@ -91,6 +90,17 @@ pub fn parse_puzzle_text(text: &str) -> Result<PuzzleProblem, SolveError> {
     let mut seen = Vec::new();
     let (ln, line) = next_line(&|| format!("the start arrangement ({n} tokens)"))?;
     let start = arrangement(ln, line, n, &|| "start".to_string(), &mut seen)?;
+    // The targets are nearly all of a big input: well-formed ones are parsed on two threads.
+    let rest = &text[line.as_ptr() as usize - text.as_ptr() as usize + line.len()..];
+    if let Some(targets) = targets_in_parallel(rest, n, q) {
+        return Ok(PuzzleProblem {
+            n,
+            edges,
+            start,
+            targets,
+        });
+    }
+    // Otherwise (a small input, or a fault to name exactly), one line after the other.
     let mut targets = Vec::with_capacity((q as usize).min(text.len() / (2 * n as usize) + 1));
     for t in 1..=q {
         let (ln, line) = next_line(&|| format!("target {t} of {q} ({n} tokens)"))?;
@@ -114,6 +124,52 @@ pub fn parse_puzzle_text(text: &str) -> Result<PuzzleProblem, SolveError> {
         start,
         targets,
     })
+}
+
+/// Below this many bytes of targets, a second thread costs more than it saves.
+const PARALLEL_MIN_BYTES: usize = 32 << 10;
+
+/// The `q` target lines in `rest` (the input after the start line), parsed in two halves on two
+/// threads (each half's lines are independent), if every line is a well-formed arrangement and
+/// there are exactly `q` of them; `None` otherwise (a small input, or an error), in which case
+/// the caller parses serially and names the fault exactly.
+///
+/// Complexity: `O(|rest|)` work, about half of it on each thread.
+fn targets_in_parallel(rest: &str, n: u32, q: u32) -> Option<Vec<Vec<u32>>> {
+    // A target line holds at least `2n - 1` bytes, so `n` is bounded by the input here and the
+    // threads' scratch (`4n` bytes each) by twice its size.
+    if rest.len() < PARALLEL_MIN_BYTES || n as usize > rest.len() / 2 {
+        return None;
+    }
+    let middle = rest.len() / 2
+        + rest.as_bytes()[rest.len() / 2..]
+            .iter()
+            .position(|&b| b == b'\n')?;
+    let (first, second) = rest.split_at(middle);
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| well_formed_targets(second, n));
+        (
+            well_formed_targets(first, n),
+            second
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+        )
+    });
+    let mut targets = first?;
+    targets.extend(second?);
+    (targets.len() == q as usize).then_some(targets)
+}
+
+/// Every non-blank line of `text` as an arrangement of `n` tokens through the fast path, or
+/// `None` if any line is not one.
+fn well_formed_targets(text: &str, n: u32) -> Option<Vec<Vec<u32>>> {
+    let mut seen = vec![0; n as usize];
+    let mut out = Vec::with_capacity(text.len() / (2 * n as usize) + 1);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        out.push(arrangement_fast(line.as_bytes(), n, &mut seen)?);
+        seen.fill(0);
+    }
+    Some(out)
 }
 
 /// Formats answers as the contest does: one line `Yes` or `No` per target.
