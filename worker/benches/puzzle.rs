@@ -254,13 +254,21 @@ fn contest() {
         ("general", |r| (50, general(r, 50, 100))),
         ("block mix", |r| (50, block_mix(r, 50, 60))),
     ];
+    // ORBIT_PUZZLE_BENCH_KEEP_DIR=DIR keeps each family's first instance
+    // (DIR/puzzle-contest-FAMILY.txt) for the measurement through `orbit --server URL puzzle`.
+    let keep = std::env::var_os("ORBIT_PUZZLE_BENCH_KEEP_DIR").map(std::path::PathBuf::from);
     for (name, make) in families {
         let mut rows: Vec<Row> = Vec::new();
-        for _ in 0..5 {
+        for instance in 0..5 {
             let (n, e) = make(&mut rng);
             let e = relabel(&mut rng, n, &e);
             let p = problem(&mut rng, n, e, 1000, 500);
             let text = to_text(&p);
+            if let (Some(dir), 0) = (&keep, instance) {
+                let family = name.split_whitespace().next().unwrap_or("x");
+                std::fs::write(dir.join(format!("puzzle-contest-{family}.txt")), &text)
+                    .expect("write input");
+            }
             let (fast, w_fast, _) = timed(|| solve_puzzle(&p, &ctx).expect("fast"));
             let (_, w_text, _) = timed(|| {
                 let q = parse_puzzle_text(&text).expect("parse");
