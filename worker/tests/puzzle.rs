@@ -1047,3 +1047,35 @@ fn puzzle_big_wilson_blocks_against_group_engine() {
         assert_eq!(fast, engine, "n={n} edges={:?}", p.edges);
     }
 }
+
+#[test]
+fn puzzle_block_mixes_against_group_engine() {
+    // Many blocks of every kind hung on one another (n = 150..400): the group engine sees an
+    // intransitive product of Sym/Alt factors (Wilson blocks of 9 vertices or more), cyclic
+    // factors and small enumerated ones, which its giant-product recognition handles without a
+    // stabiliser chain for the large factors; the fast solver is the independent side.
+    let mut rng = ChaCha8Rng::seed_from_u64(4010);
+    let ctx = SolveContext::detached();
+    let (mut yes, mut no) = (0, 0);
+    for _ in 0..12 {
+        let n = rng.random_range(150..=400u32);
+        let mut e = block_tree(&mut rng, n, 40);
+        add_noise(&mut rng, n, &mut e);
+        let e = relabel(&mut rng, n, &e);
+        let start = random_perm(&mut rng, n);
+        let targets = near_targets(&mut rng, n, &e, &start, 40);
+        let p = PuzzleProblem {
+            n,
+            edges: e,
+            start,
+            targets,
+        };
+        let fast = solve_puzzle(&p, &ctx).expect("fast");
+        let engine = solve_puzzle_group_engine(&p, &ctx, &Limits::default()).expect("engine");
+        assert_eq!(fast, engine, "n={n} edges={:?}", p.edges);
+        yes += fast.iter().filter(|&&x| x).count();
+        no += fast.iter().filter(|&&x| !x).count();
+    }
+    eprintln!("block mixes: {yes} yes, {no} no");
+    assert!(yes > 100 && no > 100, "{yes} yes, {no} no");
+}
