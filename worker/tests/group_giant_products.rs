@@ -678,3 +678,49 @@ fn equal_cycle_types_without_a_linking_bijection_are_independent() {
     // Linked would give 9!; for this seed no bijection links them.
     assert_eq!(g.order(), &f9 * &f9 / 2u32);
 }
+
+/// 150 orbits of 101 points with identical invariants (one 101-cycle on all of them, and on each
+/// a transposition `(x, x + δ)`): two orbits are linked exactly when their `±δ` agree (the
+/// centraliser of a full cycle is its rotations), so the classes are the distinct `min(δ, 101-δ)`
+/// and the order is `(101!/2)^classes · 2` (every generator has the same parity on all orbits).
+/// Every pair of orbits passes the cheap filters, so this exercises the bijection search.
+#[test]
+fn many_equal_orbits_are_linked_exactly_by_their_transposition_offsets() {
+    let mut rng = ChaCha8Rng::seed_from_u64(101);
+    let (p, orbits) = (101usize, 150usize);
+    let d = p * orbits;
+    let mut cycle = vec![0u32; d];
+    let mut swaps: Vec<u32> = (0..d as u32).collect();
+    let mut classes = std::collections::BTreeSet::new();
+    for o in 0..orbits {
+        let base = o * p;
+        for i in 0..p {
+            cycle[base + i] = (base + (i + 1) % p) as u32;
+        }
+        let x = rng.random_range(0..p);
+        let delta = rng.random_range(1..p);
+        classes.insert(delta.min(p - delta));
+        swaps.swap(base + x, base + (x + delta) % p);
+    }
+    let gens = vec![
+        Perm::from_images(cycle, "cycle").expect("a permutation"),
+        Perm::from_images(swaps, "swaps").expect("a permutation"),
+    ];
+    let g = PermGroup::new(
+        d,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    let half: BigUint = (1..=p as u64).map(BigUint::from).product::<BigUint>() / 2u32;
+    assert!(classes.len() > 30, "{}", classes.len());
+    assert_eq!(g.order(), half.pow(classes.len() as u32) * 2u32);
+    assert!(g.contains(&gens[0].compose(&gens[1]).compose(&gens[0])));
+    // The transposition of the first orbit alone: odd on one class only.
+    let mut one: Vec<u32> = (0..d as u32).collect();
+    let t = gens[1].images();
+    let x = (0..p).find(|&x| t[x] != x as u32).expect("a moved point");
+    one.swap(x, t[x] as usize);
+    assert!(!g.contains(&Perm::from_images(one, "one").expect("a permutation")));
+}

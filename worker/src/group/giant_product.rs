@@ -28,11 +28,13 @@
 //! centraliser in `Sym(O_j)` is trivial (`n ≥ 4`): `g|O_j = φ⁻¹ g|O_i φ` for **every** `g ∈ G`, in
 //! particular for every generator. Conversely, a bijection `φ` with `x|O_j = φ⁻¹ x|O_i φ` for
 //! every generator `x` holds for all of `G`, so `K`'s projection to `O_i × O_j` lies in a diagonal
-//! and the two are linked. The test: fix `a ∈ O_i`; for each `b ∈ O_j` (pruned by an invariant
-//! that `φ` preserves: the lengths of the cycles through the point of every generator), set
-//! `φ(a) = b` and extend along the generators (`φ(a^x) = φ(a)^x`) by breadth-first search; a
-//! consistent injective extension (it then covers `O_i`, an orbit, and maps it onto `O_j`) proves
-//! linkage, and failure for every `b` proves independence. Each orbit is compared with one
+//! and the two are linked. The test: fix `a ∈ O_i`; for each `b ∈ O_j` with the same invariant
+//! (one that `φ` preserves: the lengths of the cycles through the point under each generator; `a`
+//! has the rarest invariant in `O_i`, and orbits whose multisets of invariants or sets of moving
+//! generators differ are not linked), set `φ(a) = b` and extend along the generators
+//! (`φ(a^x) = φ(a)^x`) by breadth-first search; a consistent injective extension (it then covers
+//! `O_i`, an orbit, and maps it onto `O_j`) proves linkage, and failure for every `b` proves
+//! independence. Each orbit is compared with one
 //! representative per class of its size (linkage is an equivalence relation). Linked orbits have
 //! equal parities under every element, so `v` is taken per class.
 //!
@@ -563,9 +565,24 @@ fn link_classes(
         }
     }
     drop(length);
+    // Per giant orbit, the multiset of its points' invariants (hashed): equal for linked orbits.
+    let mut signature = vec![0u64; orbits.len()];
+    let mut sorted: Vec<u64> = Vec::new();
+    for (o, orbit) in orbits.iter().enumerate() {
+        if giant[o] {
+            sorted.clear();
+            sorted.extend(orbit.iter().map(|&x| invariant[x as usize]));
+            sorted.sort_unstable();
+            signature[o] = sorted.iter().fold(orbit.len() as u64, |h, &v| {
+                (h ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(31)
+            });
+        }
+    }
+    drop(sorted);
     let mut classes: Vec<GiantClass> = Vec::new();
-    // Representative orbit index of each class.
-    let mut reps: Vec<usize> = Vec::new();
+    // Per class: its representative orbit and the anchor point `a` whose invariant is rarest in
+    // it, so that few images `φ(a)` are tried.
+    let mut reps: Vec<(usize, u32)> = Vec::new();
     let mut phi = vec![NONE; degree];
     let mut inverse = vec![NONE; degree];
     let mut queue = Vec::new();
@@ -574,13 +591,17 @@ fn link_classes(
             continue;
         }
         let mut linked = None;
-        for (c, &r) in reps.iter().enumerate() {
-            if orbits[r].len() != orbit.len() || active[r] != active[o] {
+        for (c, &(r, anchor)) in reps.iter().enumerate() {
+            if orbits[r].len() != orbit.len()
+                || signature[r] != signature[o]
+                || active[r] != active[o]
+            {
                 continue;
             }
             ctx.check()?;
             let link = find_link(
                 &orbits[r],
+                anchor,
                 orbit,
                 &active[o],
                 generators,
@@ -596,7 +617,15 @@ fn link_classes(
         match linked {
             Some((c, copy)) => classes[c].copies.push(copy),
             None => {
-                reps.push(o);
+                let mut count: HashMap<u64, u32> = HashMap::new();
+                for &x in orbit {
+                    *count.entry(invariant[x as usize]).or_default() += 1;
+                }
+                let anchor = *orbit
+                    .iter()
+                    .min_by_key(|&&x| count[&invariant[x as usize]])
+                    .expect("an orbit is not empty");
+                reps.push((o, anchor));
                 classes.push(GiantClass {
                     copies: vec![orbit.clone()],
                 });
@@ -608,11 +637,15 @@ fn link_classes(
 
 /// A bijection `φ: rep → other` with `φ(x^g) = φ(x)^g` for every generator in `active` (the
 /// others fix both orbits pointwise), as `copy[t] = φ(rep[t])`, or `None` if there is none.
-/// The buffers `phi`, `inverse` (all [`NONE`]) and `queue` are restored before returning.
+/// Every point `b` of `other` with the invariant of `anchor` (a point of `rep`) is tried as
+/// `φ(anchor)`. The buffers `phi`, `inverse` (all [`NONE`]) and `queue` are restored before
+/// returning.
 ///
-/// Complexity: O(n · |active|) per candidate image of `rep[0]`, at most `n` candidates.
+/// Complexity: O(n · |active|) per candidate image of `anchor`, at most `n` candidates.
+#[allow(clippy::too_many_arguments)]
 fn find_link(
     rep: &[u32],
+    anchor: u32,
     other: &[u32],
     active: &[u32],
     generators: &[Perm],
@@ -620,12 +653,14 @@ fn find_link(
     (phi, inverse, queue): (&mut [u32], &mut [u32], &mut Vec<u32>),
     ctx: &SolveContext,
 ) -> Result<Option<Vec<u32>>, SolveError> {
-    let a = rep[0];
-    for (i, &b) in other.iter().enumerate() {
+    let a = anchor;
+    let mut tried = 0usize;
+    for &b in other {
         if invariant[b as usize] != invariant[a as usize] {
             continue;
         }
-        if i % 64 == 0 {
+        tried += 1;
+        if tried.is_multiple_of(64) {
             ctx.check()?;
         }
         queue.clear();
@@ -892,8 +927,9 @@ impl GiantProduct {
 /// Upper bound on the bytes [`recognise_giant_product`] allocates for `generators` permutations of
 /// degree `degree`, besides the chains of the groups it builds on the rest (charged against the
 /// chain budget) and besides those groups' own construction (bounded by the caller): the
-/// product-replacement state, the orbits on the moved points and the point tables (`185d`: the
-/// linkage search's maps, invariants and queue, the classes' copies, the rest and its orbits), the generators' parity vectors and
+/// product-replacement state, the orbits on the moved points and the point tables (`205d`: the
+/// linkage search's maps, invariants, signatures and queue, the classes' copies, the rest and its
+/// orbits), the generators' parity vectors and
 /// the echelon basis (`(k + d/8) (d/512 + 40)` bytes: at most `d/8` classes), and the generators
 /// restricted to a rest orbit or extended to `Γ'` (`k (4d + 16)`, since `|R| + 2ρ <= d`).
 ///
@@ -906,7 +942,7 @@ pub(crate) fn giant_product_memory_estimate(degree: u64, generators: u64) -> u64
         .saturating_add(k.max(10).saturating_mul(16));
     // The orbits on the moved points (a grown vector per orbit and of the orbits), the point
     // tables of the recognition, the linkage search and the structure.
-    let tables = d.saturating_mul(65 + 120);
+    let tables = d.saturating_mul(65 + 140);
     let active = k.saturating_mul(d / 8 + 1).saturating_mul(8);
     let vectors = k.saturating_add(d / 8 + 1).saturating_mul(d / 512 + 40);
     let restricted = k
