@@ -18,7 +18,7 @@ enum Kind {
     Sym(usize),
     /// `D_m ⊳ C_m` on `m >= 3` points (rotations `i -> i + a`, reflections `i -> a - i`).
     Dihedral(usize),
-    /// `C_m` on `m >= 2` points, no index-2 subgroup used.
+    /// `C_m` on `m >= 1` points (`m = 1`: a fixed point), no index-2 subgroup used.
     Cyclic(usize),
 }
 
@@ -277,6 +277,10 @@ fn random_model(rng: &mut ChaCha8Rng, big: bool) -> Model {
         };
         kinds.push((kind, if rng.random_bool(0.2) { 2 } else { 1 }));
     }
+    // Fixed points (a trivial "cyclic" factor each): the engine then works on the moved points.
+    for _ in 0..rng.random_range(0..=2) {
+        kinds.push((Kind::Cyclic(1), 1));
+    }
     kinds.shuffle(rng);
     let mut next = 0u32;
     let mut factors: Vec<Factor> = kinds
@@ -423,9 +427,10 @@ fn candidates(model: &Model, rng: &mut ChaCha8Rng) -> Vec<(&'static str, Perm)> 
             out.push(("crossing", x.compose(&s)));
         }
         // Rest: a transposition inside a dihedral or cyclic orbit.
-        if let Some(f) = (0..model.factors.len())
-            .find(|&f| matches!(model.factors[f].kind, Kind::Dihedral(_) | Kind::Cyclic(_)))
-        {
+        if let Some(f) = (0..model.factors.len()).find(|&f| {
+            matches!(model.factors[f].kind, Kind::Dihedral(_) | Kind::Cyclic(_))
+                && model.factors[f].kind.size() >= 2
+        }) {
             let copy = &model.factors[f].copies[0];
             let mut img: Vec<u32> = (0..d as u32).collect();
             img.swap(copy[0] as usize, copy[1] as usize);
