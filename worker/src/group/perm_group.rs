@@ -264,8 +264,8 @@ pub(crate) fn order_bits_bound(degree: u64) -> u64 {
 ///
 /// ```
 /// use orbit_worker::group::perm_group_memory_estimate;
-/// // Sym(10,000) from two generators: about 14 MiB.
-/// assert_eq!(perm_group_memory_estimate(10_000, 2) >> 20, 14);
+/// // Sym(10,000) from two generators: about 15 MiB.
+/// assert_eq!(perm_group_memory_estimate(10_000, 2) >> 20, 15);
 /// ```
 pub fn perm_group_memory_estimate(degree: u64, generators: u64) -> u64 {
     let (d, k) = (degree, generators);
