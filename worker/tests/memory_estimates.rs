@@ -504,10 +504,42 @@ fn group_construction_stays_within_its_fixed_bound_and_chain_charge() {
     for (name, s, m) in [
         ("giant product, degree 465", 100, 10),
         ("giant product, degree 4,517", 1_000, 12),
+        // The dihedral orbit is larger than the giant ones: its group is built for the check.
+        (
+            "giant product with a dihedral orbit of 3,000 points",
+            100,
+            3_000,
+        ),
     ] {
         let (d, gens) = giant_product(s, m, &mut rng);
         cases.push((name, d, gens));
     }
+    // Sym(12) naturally and on its 66 pairs: the attempt builds the pair orbit's group, declines,
+    // and Schreier–Sims runs.
+    cases.push((
+        "Sym(12) on points and pairs (giant product declined)",
+        78,
+        {
+            let pairs: Vec<(u32, u32)> = (0..12u32)
+                .flat_map(|a| (a + 1..12).map(move |b| (a, b)))
+                .collect();
+            let on_both = |s: Vec<u32>| {
+                let mut img = s.clone();
+                for &(a, b) in &pairs {
+                    let (x, y) = (s[a as usize], s[b as usize]);
+                    let key = (x.min(y), x.max(y));
+                    img.push(12 + pairs.iter().position(|&p| p == key).expect("a pair") as u32);
+                }
+                Perm::from_images(img, "pairs").expect("a permutation")
+            };
+            let mut swap: Vec<u32> = (0..12).collect();
+            swap.swap(0, 1);
+            vec![
+                on_both((0..12).map(|i| (i + 1) % 12).collect()),
+                on_both(swap),
+            ]
+        },
+    ));
     let limits = serial_limits();
     for (name, d, gens) in cases {
         let k = gens.len() as u64;

@@ -88,12 +88,15 @@ use num_traits::{One, Zero};
 
 use super::giant_recognition::{MIN_DEGREE, prime_sieve, tries_for};
 use super::perm::Perm;
-use super::perm_group::{GroupTuning, PermGroup, factorial};
+use super::perm_group::{
+    GroupTuning, PermGroup, factorial, order_bits_bound, single_group_memory_estimate,
+};
 use super::product_replacement::ProductReplacement;
 use super::schreier_sims::NONE;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::limits::Limits;
+use crate::memory::bigint_work_bytes;
 
 /// One linkage class: orbits of equal size `n` on which `G` acts as one `Alt(n)` or `Sym(n)`.
 struct GiantClass {
@@ -190,7 +193,7 @@ pub(crate) struct GiantProduct {
     /// `Γ'` on `rest.len() + 2ρ` points (absent when the rest is empty: then `Γ' = (Z/2)^ρ`).
     tail: Option<Box<PermGroup>>,
     order: BigUint,
-    /// The most the chains built here (the rest orbits' and the tail's) held.
+    /// The most charged to the chain budget here (see [`GiantProduct::chain_bytes`]).
     chain_bytes: u64,
 }
 
@@ -218,7 +221,9 @@ impl std::fmt::Debug for GiantProduct {
 ///
 /// Arguments: the degree; the generators; their orbits (at least two, as [`super::orbits_of`]
 /// lists them); the seed of the random elements; `ctx` for cancellation; `limits` and `tuning`
-/// for the groups built on the rest (chain budget; giant products are not tried again there).
+/// for the groups built on the rest (chain budget; giant products are not tried again there);
+/// `charged` receives the most charged to the chain budget by those groups (construction and
+/// chain, see [`build_nested`]), also when the attempt declines.
 ///
 /// Returns the structure with its exact order, or `Ok(None)`; errors of [`PermGroup::new`] from
 /// the rest's groups, or [`SolveError::Cancelled`].
@@ -228,6 +233,7 @@ impl std::fmt::Debug for GiantProduct {
 /// same-size orbits, each pair only against class representatives); parities O(d · k) and the
 /// elimination O(k · ρ · classes / 64); then the ordinary engine on the rest orbits at least as
 /// large as some class, and on `Γ'` (degree `|R| + 2ρ`); the order `Π n_c!/2` by product trees.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn recognise_giant_product(
     degree: usize,
     generators: &[Perm],
@@ -236,6 +242,7 @@ pub(crate) fn recognise_giant_product(
     ctx: &SolveContext,
     limits: &Limits,
     tuning: &GroupTuning,
+    charged: &mut u64,
 ) -> Result<Option<GiantProduct>, SolveError> {
     let giant = prove_giant_orbits(degree, generators, orbits, seed, ctx)?;
     if !giant.iter().any(|&g| g) {
@@ -290,7 +297,6 @@ pub(crate) fn recognise_giant_product(
     // Step 3: a class could be linked to the rest only through a rest orbit O with n_c!/2
     // dividing |G|O|, which needs |O| >= n_c.
     let smallest = classes.iter().map(GiantClass::size).min().unwrap_or(0);
-    let mut chain_bytes = 0u64;
     let mut local = vec![NONE; degree];
     for orbit in &rest_orbits {
         if orbit.len() < smallest {
@@ -309,8 +315,9 @@ pub(crate) fn recognise_giant_product(
                 Perm::from_images_unchecked(img.collect())
             })
             .collect();
-        let h = PermGroup::new_with_tuning(orbit.len(), restricted, ctx, limits, &nested)?;
-        chain_bytes = chain_bytes.max(h.chain_bytes());
+        let Some(h) = build_nested(orbit.len(), restricted, ctx, limits, &nested, charged)? else {
+            return Ok(None);
+        };
         let order = h.order();
         for (&n, half) in &half_factorials {
             if n <= orbit.len() && (&order % half).is_zero() {
@@ -362,8 +369,9 @@ pub(crate) fn recognise_giant_product(
             })
             .collect();
         drop(vectors);
-        let group = PermGroup::new_with_tuning(r + 2 * rho, gens, ctx, limits, &nested)?;
-        chain_bytes = chain_bytes.max(group.chain_bytes());
+        let Some(group) = build_nested(r + 2 * rho, gens, ctx, limits, &nested, charged)? else {
+            return Ok(None);
+        };
         Some(Box::new(group))
     };
     let mut order = match &tail {
@@ -388,7 +396,7 @@ pub(crate) fn recognise_giant_product(
         parity,
         tail,
         order,
-        chain_bytes,
+        chain_bytes: *charged,
     }))
 }
 
@@ -712,8 +720,9 @@ impl GiantProduct {
         &self.order
     }
 
-    /// The most bytes the stabiliser chains built for this structure held (the rest orbits'
-    /// groups, built and dropped one at a time, and `Γ'`'s, kept).
+    /// The most bytes charged to the chain budget for this structure: a group built on the other
+    /// orbits (those built for the linkage check are dropped one at a time, `Γ'` is kept), its
+    /// construction and its chain.
     pub(crate) fn chain_bytes(&self) -> u64 {
         self.chain_bytes
     }
@@ -925,34 +934,59 @@ impl GiantProduct {
 }
 
 /// Upper bound on the bytes [`recognise_giant_product`] allocates for `generators` permutations of
-/// degree `degree`, besides the chains of the groups it builds on the rest (charged against the
-/// chain budget) and besides those groups' own construction (bounded by the caller): the
-/// product-replacement state, the orbits on the moved points and the point tables (`205d`: the
-/// linkage search's maps, invariants, signatures and queue, the classes' copies, the rest and its
-/// orbits), the generators' parity vectors and
-/// the echelon basis (`(k + d/8) (d/512 + 40)` bytes: at most `d/8` classes), and the generators
-/// restricted to a rest orbit or extended to `Γ'` (`k (4d + 16)`, since `|R| + 2ρ <= d`).
+/// degree `degree` beyond what [`PermGroup::new`]'s other steps are already charged for (see
+/// [`perm_group_memory_estimate`](super::perm_group_memory_estimate): the product replacement,
+/// the orbits on the moved points and the generators copied for a group on the other orbits fit
+/// in the allocations of the steps that are not running meanwhile): the point tables (`205d`:
+/// the linkage search's maps, invariants, signatures, anchor counts and queue, the classes'
+/// copies, the rest and its orbits), the generators moving each giant orbit (`k d` bytes: at
+/// most `d/8` such orbits), the parity vectors and the echelon basis (`(k + d/8) (d/512 + 40)`
+/// bytes: at most `d/8` classes), and the factorials and the order (big integers of at most
+/// `d log2 d` bits). The groups built on the other orbits are charged, construction and chain,
+/// to the chain budget.
 ///
 /// Complexity: O(1).
 pub(crate) fn giant_product_memory_estimate(degree: u64, generators: u64) -> u64 {
     let (d, k) = (degree, generators);
-    let replacement = d
-        .saturating_mul(4)
-        .saturating_mul(k.max(10) + 3)
-        .saturating_add(k.max(10).saturating_mul(16));
-    // The orbits on the moved points (a grown vector per orbit and of the orbits), the point
-    // tables of the recognition, the linkage search and the structure.
-    let tables = d.saturating_mul(65 + 140);
-    let active = k.saturating_mul(d / 8 + 1).saturating_mul(8);
+    let tables = d.saturating_mul(205);
+    let active = k
+        .saturating_mul(d / 8 + 1)
+        .saturating_mul(8)
+        .saturating_add(d.saturating_mul(12));
     let vectors = k.saturating_add(d / 8 + 1).saturating_mul(d / 512 + 40);
-    let restricted = k
-        .saturating_mul(4 * d + 16)
-        .saturating_add(d.saturating_mul(8));
-    replacement
-        .saturating_add(tables)
+    tables
         .saturating_add(active)
         .saturating_add(vectors)
-        .saturating_add(restricted)
+        .saturating_add(bigint_work_bytes(order_bits_bound(d), 3))
+}
+
+/// Builds `<generators>` on `0..degree` (part of the rest) with the ordinary engine, charging its
+/// construction (bounded by [`single_group_memory_estimate`]) and its chain to the chain budget
+/// of `limits`; `chain_bytes` becomes at least that charge.
+///
+/// Returns the group, `Ok(None)` when the budget cannot hold the construction (the caller then
+/// declines, and Schreier–Sims on the whole group meets the same budget), or its errors.
+///
+/// Complexity: that of [`PermGroup::new`].
+fn build_nested(
+    degree: usize,
+    generators: Vec<Perm>,
+    ctx: &SolveContext,
+    limits: &Limits,
+    tuning: &GroupTuning,
+    chain_bytes: &mut u64,
+) -> Result<Option<PermGroup>, SolveError> {
+    let fixed = single_group_memory_estimate(degree as u64, generators.len() as u64);
+    let Some(left) = limits.max_group_chain_bytes.checked_sub(fixed) else {
+        return Ok(None);
+    };
+    let nested = Limits {
+        max_group_chain_bytes: left,
+        ..limits.clone()
+    };
+    let group = PermGroup::new_with_tuning(degree, generators, ctx, &nested, tuning)?;
+    *chain_bytes = (*chain_bytes).max(fixed.saturating_add(group.chain_bytes()));
+    Ok(Some(group))
 }
 
 #[cfg(test)]

@@ -100,6 +100,9 @@ pub struct PermGroup {
     /// only, renumbered `0..m`.
     support: Option<Support>,
     max_chain_bytes: u64,
+    /// The most a declined giant-product attempt charged to the chain budget (its groups on the
+    /// other orbits, dropped since).
+    attempt_chain_bytes: u64,
 }
 
 impl std::fmt::Debug for PermGroup {
@@ -256,29 +259,28 @@ pub(crate) fn order_bits_bound(degree: u64) -> u64 {
 /// * the base (`4d`), the order and, when the base is long enough to decide `Sym`/`Alt`, `d!`
 ///   computed once more: big integers of at most `d log2 d` bits (see
 ///   [`bigint_work_bytes`](crate::memory::bigint_work_bytes));
-/// * for an intransitive group, the giant-product attempt: its own tables, random elements and
-///   parity vectors (see `giant_product_memory_estimate`), the factorials of its classes and the
-///   order (big integers of at most `d log2 d` bits), and the groups it builds on the rest
-///   (degree at most `d`, `k` generators, one at a time; not a giant product again), each bounded
-///   by everything above.
+/// * for an intransitive group, the giant-product attempt (`giant_product_memory_estimate`):
+///   while it runs none of the cyclic group's, giant recognition's or Schreier–Sims's allocations
+///   above are alive, and its own product replacement, its orbits on the moved points, the copy
+///   of the generators for a group on the other orbits and that group's restriction of them fit
+///   in theirs; on top come its point tables, the generators moving each orbit, the parity
+///   vectors and the factorials of its classes. The groups it builds on the other orbits charge
+///   their construction (this estimate without the attempt) to the chain budget with their
+///   chains.
 ///
 /// ```
 /// use orbit_worker::group::perm_group_memory_estimate;
-/// // Sym(10,000) from two generators: about 15 MiB.
-/// assert_eq!(perm_group_memory_estimate(10_000, 2) >> 20, 15);
+/// // Sym(10,000) from two generators: about 8 MiB.
+/// assert_eq!(perm_group_memory_estimate(10_000, 2) >> 20, 8);
 /// ```
 pub fn perm_group_memory_estimate(degree: u64, generators: u64) -> u64 {
     let (d, k) = (degree, generators);
-    let single = single_group_memory_estimate(d, k);
-    single
-        .saturating_add(giant_product_memory_estimate(d, k))
-        .saturating_add(bigint_work_bytes(order_bits_bound(d), 3))
-        .saturating_add(single)
+    single_group_memory_estimate(d, k).saturating_add(giant_product_memory_estimate(d, k))
 }
 
-/// [`perm_group_memory_estimate`] without the giant-product attempt (the groups it builds on the
-/// rest).
-fn single_group_memory_estimate(degree: u64, generators: u64) -> u64 {
+/// [`perm_group_memory_estimate`] without the giant-product attempt: a bound for the groups the
+/// attempt builds on the other orbits, which never try it again.
+pub(crate) fn single_group_memory_estimate(degree: u64, generators: u64) -> u64 {
     let (d, k) = (degree, generators);
     let replacement = d
         .saturating_mul(4)
@@ -433,6 +435,7 @@ impl PermGroup {
                 structure: Structure::Cyclic(cyclic),
                 support,
                 max_chain_bytes,
+                attempt_chain_bytes: 0,
             });
         }
         if let Some(giant) = recognise_giant(inner_degree, &inner_gens, SEED, ctx)? {
@@ -454,10 +457,12 @@ impl PermGroup {
                 structure: Structure::Giant(giant),
                 support,
                 max_chain_bytes,
+                attempt_chain_bytes: 0,
             });
         }
         // Intransitive with a large orbit: try to prove a giant product (exact when it succeeds).
         let nontrivial = orbits.iter().filter(|o| o.len() >= 2).count();
+        let mut attempt_chain_bytes = 0u64;
         if tuning.recognise_giant_products
             && nontrivial >= 2
             && orbits.iter().any(|o| o.len() >= GIANT_ORBIT_MIN)
@@ -477,6 +482,7 @@ impl PermGroup {
                 ctx,
                 limits,
                 tuning,
+                &mut attempt_chain_bytes,
             )?;
             if let Some(product) = product {
                 let order = product.order().clone();
@@ -493,6 +499,7 @@ impl PermGroup {
                     structure: Structure::GiantProduct(product),
                     support,
                     max_chain_bytes,
+                    attempt_chain_bytes: 0,
                 });
             }
         }
@@ -524,11 +531,14 @@ impl PermGroup {
             structure: Structure::Chain(chain),
             support,
             max_chain_bytes,
+            attempt_chain_bytes,
         })
     }
 
     /// Bytes the stabiliser chain holds, as charged against its budget (0 for a proven giant or
     /// a cyclic group, which keep no chain: their memory is in [`perm_group_memory_estimate`]).
+    /// For a giant product, or after a declined giant-product attempt, the most charged to the
+    /// budget at once: a group built on the other orbits (construction and chain) or the chain.
     ///
     /// Complexity: O(1).
     ///
@@ -540,7 +550,7 @@ impl PermGroup {
     /// ```
     pub fn chain_bytes(&self) -> u64 {
         match &self.structure {
-            Structure::Chain(chain) => chain.bytes(),
+            Structure::Chain(chain) => chain.bytes().max(self.attempt_chain_bytes),
             Structure::GiantProduct(product) => product.chain_bytes(),
             Structure::Giant(_) | Structure::Cyclic(_) => 0,
         }
