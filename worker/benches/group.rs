@@ -40,6 +40,8 @@ const CASES: &[&str] = &[
     "dihedral50000_x_cyclic49999",
     "psl2_1009",
     "psl2_10007",
+    "giant_product_450",
+    "giant_product_4500",
 ];
 
 const RUBIK: [&str; 6] = [
@@ -372,6 +374,64 @@ fn psl2(p: u64) -> Vec<Perm> {
     ]
 }
 
+/// `Sym(s) x Alt(3s/2) x Sym(s)` on `9s/2` points: the last factor acts on two orbits of `s`
+/// points at once, the second a copy of the first through a random bijection (a "linked" pair).
+/// Two generators, each a tuple of random permutations of the four orbits; the parities are set
+/// so that the order is `s! (3s/2)!/2 s!` (the first generator is odd on the first and third
+/// factors, the second only on the third). Orbits are relabelled by one random permutation of all
+/// points so that they are not intervals.
+fn giant_product(s: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let a = 3 * s / 2;
+    let d = 3 * s + a;
+    let mut random_of_parity = |n: usize, odd: bool| {
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        v.shuffle(&mut rng);
+        let p = Perm::from_images(v.clone(), "random").expect("shuffle");
+        if p.is_even() == odd {
+            v.swap(0, 1);
+        }
+        v
+    };
+    let factors: [[Vec<u32>; 3]; 2] = [
+        [
+            random_of_parity(s, true),
+            random_of_parity(a, false),
+            random_of_parity(s, true),
+        ],
+        [
+            random_of_parity(s, false),
+            random_of_parity(a, false),
+            random_of_parity(s, true),
+        ],
+    ];
+    let mut phi: Vec<u32> = (0..s as u32).collect();
+    phi.shuffle(&mut rng);
+    let mut relabel: Vec<u32> = (0..d as u32).collect();
+    relabel.shuffle(&mut rng);
+    factors
+        .iter()
+        .map(|[x, y, z]| {
+            let mut img = vec![0u32; d];
+            let (o1, o2, o3, o4) = (0, s, s + a, 2 * s + a);
+            for i in 0..s {
+                img[o1 + i] = (o1 as u32) + x[i];
+                img[o3 + i] = (o3 as u32) + z[i];
+                // The copy: phi(i) -> phi(z(i)).
+                img[o4 + phi[i] as usize] = o4 as u32 + phi[z[i] as usize];
+            }
+            for i in 0..a {
+                img[o2 + i] = o2 as u32 + y[i];
+            }
+            let mut out = vec![0u32; d];
+            for (x, &y) in img.iter().enumerate() {
+                out[relabel[x] as usize] = relabel[y as usize];
+            }
+            Perm::from_images(out, "giant product").expect("a permutation")
+        })
+        .collect()
+}
+
 fn gap_list(perms: &[Perm]) -> String {
     let items: Vec<String> = perms.iter().map(|p| p.to_string()).collect();
     format!("[\n{}\n]", items.join(",\n"))
@@ -422,6 +482,8 @@ fn run_case(name: &str, dir: &Path) {
         "dihedral50000_x_cyclic49999" => (99_999, dihedral_times_cyclic(50_000, 49_999), 1),
         "psl2_1009" => (1010, psl2(1009), 1),
         "psl2_10007" => (10_008, psl2(10_007), 1),
+        "giant_product_450" => (450, giant_product(100, 0x450), 1),
+        "giant_product_4500" => (4500, giant_product(1000, 0x4500), 1),
         other => panic!("unknown case {other}"),
     };
     if name == "rubik_membership" {
@@ -429,6 +491,24 @@ fn run_case(name: &str, dir: &Path) {
     }
     write_gap_case(dir, name, &gens, "mode := \"size\";\n");
     let (ms, g) = time_build(d, &gens, reps);
+    if let Some(n) = name
+        .strip_prefix("giant_product_")
+        .and_then(|s| s.parse::<usize>().ok())
+    {
+        // By construction (see `giant_product`): Sym(n/4.5) x Alt(1.5 n/4.5) x Sym(n/4.5).
+        let s = n * 2 / 9;
+        let fact = |m: usize| {
+            (1..=m as u64)
+                .map(num_bigint::BigUint::from)
+                .product::<num_bigint::BigUint>()
+        };
+        let expected = fact(s) * fact(s) * (fact(3 * s / 2) / 2u32);
+        assert_eq!(
+            g.order(),
+            expected,
+            "{name}: order against the construction"
+        );
+    }
     let order = g.order().to_string();
     let shown = if order.len() > 24 {
         format!("{} digits", order.len())

@@ -109,12 +109,14 @@ fn group_random_small_groups_match_brute_force_with_schreier_trees() {
     let tuning = GroupTuning {
         max_explicit_transversal_entries: 0,
         always_try_order_certificate: true,
+        ..GroupTuning::default()
     };
     random_small_groups_match_brute_force(2027, 400, &tuning);
     // Mixed: explicit while orbit x degree <= 20 integers, trees beyond.
     let tuning = GroupTuning {
         max_explicit_transversal_entries: 20,
         always_try_order_certificate: false,
+        ..GroupTuning::default()
     };
     random_small_groups_match_brute_force(2028, 200, &tuning);
 }

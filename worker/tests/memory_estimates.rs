@@ -413,6 +413,44 @@ fn dihedral(n: usize) -> Vec<Perm> {
     vec![rotation, perm(&reflection, n)]
 }
 
+/// A giant product: `Sym(s)`, `Alt(3s/2)` and a linked pair of `Sym(s)` (random tuples of
+/// permutations), a dihedral rest orbit of `m` points whose reflection comes with the second
+/// generator (coupled to the parities), and 5 fixed points; degree `9s/2 + m + 5`.
+fn giant_product(s: usize, m: usize, rng: &mut ChaCha8Rng) -> (usize, Vec<Perm>) {
+    let a = 3 * s / 2;
+    let d = 3 * s + a + m + 5;
+    let dih = dihedral(m);
+    let mut phi: Vec<u32> = (0..s as u32).collect();
+    phi.shuffle(rng);
+    let gens = (0..2)
+        .map(|j| {
+            let x = random_perm(s, rng);
+            let y = random_perm(a, rng);
+            let y = if y.is_even() {
+                y
+            } else {
+                y.compose(&perm("(1,2)", a))
+            };
+            let z = random_perm(s, rng);
+            let mut img: Vec<u32> = (0..d as u32).collect();
+            let (o2, o3, o4, o5) = (s, s + a, 2 * s + a, 3 * s + a);
+            for i in 0..s {
+                img[i] = x.image(i as u32);
+                img[o3 + i] = (o3 as u32) + z.image(i as u32);
+                img[o4 + phi[i] as usize] = o4 as u32 + phi[z.image(i as u32) as usize];
+            }
+            for i in 0..a {
+                img[o2 + i] = o2 as u32 + y.image(i as u32);
+            }
+            for i in 0..m {
+                img[o5 + i] = o5 as u32 + dih[j].image(i as u32);
+            }
+            Perm::from_images(img, "giant product").expect("a permutation")
+        })
+        .collect();
+    (d, gens)
+}
+
 fn mathieu_11() -> Vec<Perm> {
     vec![
         perm("(1,2,3,4,5,6,7,8,9,10,11)", 11),
@@ -462,6 +500,46 @@ fn group_construction_stays_within_its_fixed_bound_and_chain_charge() {
             vec![perm(&cycle_text(1..=50_000), 50_000)],
         ),
     ];
+    let mut cases = cases;
+    for (name, s, m) in [
+        ("giant product, degree 465", 100, 10),
+        ("giant product, degree 4,517", 1_000, 12),
+        // The dihedral orbit is larger than the giant ones: its group is built for the check.
+        (
+            "giant product with a dihedral orbit of 3,000 points",
+            100,
+            3_000,
+        ),
+    ] {
+        let (d, gens) = giant_product(s, m, &mut rng);
+        cases.push((name, d, gens));
+    }
+    // Sym(12) naturally and on its 66 pairs: the attempt builds the pair orbit's group, declines,
+    // and Schreier–Sims runs.
+    cases.push((
+        "Sym(12) on points and pairs (giant product declined)",
+        78,
+        {
+            let pairs: Vec<(u32, u32)> = (0..12u32)
+                .flat_map(|a| (a + 1..12).map(move |b| (a, b)))
+                .collect();
+            let on_both = |s: Vec<u32>| {
+                let mut img = s.clone();
+                for &(a, b) in &pairs {
+                    let (x, y) = (s[a as usize], s[b as usize]);
+                    let key = (x.min(y), x.max(y));
+                    img.push(12 + pairs.iter().position(|&p| p == key).expect("a pair") as u32);
+                }
+                Perm::from_images(img, "pairs").expect("a permutation")
+            };
+            let mut swap: Vec<u32> = (0..12).collect();
+            swap.swap(0, 1);
+            vec![
+                on_both((0..12).map(|i| (i + 1) % 12).collect()),
+                on_both(swap),
+            ]
+        },
+    ));
     let limits = serial_limits();
     for (name, d, gens) in cases {
         let k = gens.len() as u64;
@@ -496,6 +574,8 @@ fn group_job_peaks_stay_under_the_estimate() {
             vec![perm(&cycle_text(1..=20_000), 20_000)],
         ),
     ];
+    let (d, gens) = giant_product(200, 9, &mut rng);
+    jobs.push(("giant product, degree 914", d, gens));
     jobs.push(("Sym(2000)", 2_000, {
         let mut g = vec![random_perm(2_000, &mut rng), random_perm(2_000, &mut rng)];
         g[0] = g[0].compose(&perm("(1,2)", 2_000));

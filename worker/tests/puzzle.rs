@@ -1082,7 +1082,9 @@ fn puzzle_parser_big_inputs_parse_and_name_faults_like_small_ones() {
     for t in [1, 2, q / 2, q / 2 + 1, q - 1, q] {
         let mut bad = targets.clone();
         bad[t - 1][7] = bad[t - 1][3];
-        let err = parse_puzzle_text(&text_of(&bad, q)).unwrap_err().to_string();
+        let err = parse_puzzle_text(&text_of(&bad, q))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             format!(
@@ -1113,8 +1115,46 @@ fn puzzle_parser_big_inputs_parse_and_name_faults_like_small_ones() {
     let mut stray = text.clone();
     stray.insert_str(stray.len() - 2, " x");
     let err = parse_puzzle_text(&stray).unwrap_err().to_string();
-    assert!(err.starts_with(&format!("line {}: target {q}", q + 3)), "{err}");
+    assert!(
+        err.starts_with(&format!("line {}: target {q}", q + 3)),
+        "{err}"
+    );
     // Blank lines anywhere are skipped, as in small inputs.
     let spaced = text.replacen('\n', "\n\n", 500);
-    assert_eq!(parse_puzzle_text(&spaced).expect("blank lines").targets, targets);
+    assert_eq!(
+        parse_puzzle_text(&spaced).expect("blank lines").targets,
+        targets
+    );
+}
+
+#[test]
+fn puzzle_block_mixes_against_group_engine() {
+    // Many blocks of every kind hung on one another (n = 150..400): the group engine sees an
+    // intransitive product of Sym/Alt factors (Wilson blocks of 9 vertices or more), cyclic
+    // factors and small enumerated ones, which its giant-product recognition handles without a
+    // stabiliser chain for the large factors; the fast solver is the independent side.
+    let mut rng = ChaCha8Rng::seed_from_u64(4010);
+    let ctx = SolveContext::detached();
+    let (mut yes, mut no) = (0, 0);
+    for _ in 0..12 {
+        let n = rng.random_range(150..=400u32);
+        let mut e = block_tree(&mut rng, n, 40);
+        add_noise(&mut rng, n, &mut e);
+        let e = relabel(&mut rng, n, &e);
+        let start = random_perm(&mut rng, n);
+        let targets = near_targets(&mut rng, n, &e, &start, 40);
+        let p = PuzzleProblem {
+            n,
+            edges: e,
+            start,
+            targets,
+        };
+        let fast = solve_puzzle(&p, &ctx).expect("fast");
+        let engine = solve_puzzle_group_engine(&p, &ctx, &Limits::default()).expect("engine");
+        assert_eq!(fast, engine, "n={n} edges={:?}", p.edges);
+        yes += fast.iter().filter(|&&x| x).count();
+        no += fast.iter().filter(|&&x| !x).count();
+    }
+    eprintln!("block mixes: {yes} yes, {no} no");
+    assert!(yes > 100 && no > 100, "{yes} yes, {no} no");
 }

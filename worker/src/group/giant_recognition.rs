@@ -33,7 +33,7 @@ pub(crate) enum Giant {
 }
 
 /// Smallest degree with a prime in `(d/2, d-3]` (d = 8, p = 5).
-const MIN_DEGREE: usize = 8;
+pub(crate) const MIN_DEGREE: usize = 8;
 
 /// Tries to prove `<generators>` is `Alt(d)` or `Sym(d)`; `Ok(None)` when it could not (which
 /// proves nothing).
@@ -73,7 +73,7 @@ pub(crate) fn recognise_giant(
 }
 
 /// Random elements to try: enough that a giant fails with probability below about 1e-12.
-fn tries_for(degree: usize) -> usize {
+pub(crate) fn tries_for(degree: usize) -> usize {
     let ln = (degree as f64).ln();
     // Proportion of qualifying elements is about ln 2 / ln d; (1 - q)^T <= e^{-qT}; qT >= 28.
     (64.0 + 40.0 * ln) as usize
@@ -81,6 +81,18 @@ fn tries_for(degree: usize) -> usize {
 
 /// `good[len]` is true when `len` is a prime with `d/2 < len <= d-3`.
 fn prime_lengths(d: usize) -> Vec<bool> {
+    prime_sieve(d)
+        .into_iter()
+        .enumerate()
+        .map(|(len, prime)| prime && 2 * len > d && len + 3 <= d)
+        .collect()
+}
+
+/// `sieve[x]` is true when `x` is prime, for `x` in `0..=n` (Eratosthenes).
+///
+/// Complexity: O(n log log n).
+pub(crate) fn prime_sieve(n: usize) -> Vec<bool> {
+    let d = n;
     let mut sieve = vec![true; d + 1];
     sieve[0] = false;
     if d >= 1 {
@@ -97,9 +109,7 @@ fn prime_lengths(d: usize) -> Vec<bool> {
         }
         i += 1;
     }
-    (0..=d)
-        .map(|len| sieve[len] && 2 * len > d && len + 3 <= d)
-        .collect()
+    sieve
 }
 
 /// Whether the permutation `g` has a cycle whose length is marked in `good`.
