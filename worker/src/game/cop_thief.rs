@@ -18,8 +18,9 @@
 //! the thief's moves that led to it, and vice versa). The analysis runs level by level: level `d`
 //! is the set of states of depth `d`, kept as a bitmap, so states are visited in index order
 //! (cache-friendly) and no queue is stored. Level `d + 1` is produced from level `d` by one or more
-//! threads working on disjoint *superblocks* of rows in two phases (see `Shared`), so that no two
-//! threads ever write the same word and plain loads and stores suffice. Memory: 2 bytes per state
+//! threads working on disjoint *superblocks* of rows in two phases, largest first (see `Shared`),
+//! so that no two threads ever write the same word and plain loads and stores suffice, and no
+//! thread is left alone with a big superblock at the end of a phase. Memory: 2 bytes per state
 //! plus 2 bits of bitmap, `2 F²` states for `F` free cells (rows padded to a multiple of 64).
 //!
 //! # Reference
