@@ -1033,19 +1033,31 @@ fn puzzle_big_wilson_blocks_against_group_engine() {
             g
         };
         e.extend((core..n).map(|v| (rng.random_range(0..v), v)));
-        let e = relabel(&mut rng, n, &e);
-        let start = random_perm(&mut rng, n);
-        let targets = near_targets(&mut rng, n, &e, &start, 40);
-        let p = PuzzleProblem {
-            n,
-            edges: e,
-            start,
-            targets,
-        };
-        let fast = solve_puzzle(&p, &ctx).expect("fast");
-        let engine = solve_puzzle_group_engine(&p, &ctx, &Limits::default()).expect("engine");
-        assert_eq!(fast, engine, "n={n} edges={:?}", p.edges);
+        fast_against_group_engine(&mut rng, n, &e, &ctx);
     }
+}
+
+/// Relabels `edges`, draws a start and 40 targets near it, and asserts that the fast solver and
+/// the group engine agree; returns the answers.
+fn fast_against_group_engine(
+    rng: &mut ChaCha8Rng,
+    n: u32,
+    edges: &Edges,
+    ctx: &SolveContext,
+) -> Vec<bool> {
+    let e = relabel(rng, n, edges);
+    let start = random_perm(rng, n);
+    let targets = near_targets(rng, n, &e, &start, 40);
+    let p = PuzzleProblem {
+        n,
+        edges: e,
+        start,
+        targets,
+    };
+    let fast = solve_puzzle(&p, ctx).expect("fast");
+    let engine = solve_puzzle_group_engine(&p, ctx, &Limits::default()).expect("engine");
+    assert_eq!(fast, engine, "n={n} edges={:?}", p.edges);
+    fast
 }
 
 /// Inputs big enough for the parser's two-thread path (targets >= 32 KiB): the targets come back
@@ -1140,18 +1152,7 @@ fn puzzle_block_mixes_against_group_engine() {
         let n = rng.random_range(150..=400u32);
         let mut e = block_tree(&mut rng, n, 40);
         add_noise(&mut rng, n, &mut e);
-        let e = relabel(&mut rng, n, &e);
-        let start = random_perm(&mut rng, n);
-        let targets = near_targets(&mut rng, n, &e, &start, 40);
-        let p = PuzzleProblem {
-            n,
-            edges: e,
-            start,
-            targets,
-        };
-        let fast = solve_puzzle(&p, &ctx).expect("fast");
-        let engine = solve_puzzle_group_engine(&p, &ctx, &Limits::default()).expect("engine");
-        assert_eq!(fast, engine, "n={n} edges={:?}", p.edges);
+        let fast = fast_against_group_engine(&mut rng, n, &e, &ctx);
         yes += fast.iter().filter(|&&x| x).count();
         no += fast.iter().filter(|&&x| !x).count();
     }
