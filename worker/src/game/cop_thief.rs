@@ -636,6 +636,10 @@ const ROWS_PER_CHECK: usize = 64;
 /// Levels with fewer states are processed by one thread (the others wait at the barrier).
 const SOLO_LEVEL: u64 = 1 << 12;
 
+/// Superblocks are handed out largest first only up to this many (each hand-out looks at all of
+/// a phase's); beyond it (long thin grids) in index order.
+const LARGEST_FIRST_MAX_SUPERBLOCKS: usize = 128;
+
 enum Words {
     Narrow(Vec<AtomicU16>),
     Wide(Vec<AtomicU32>),
@@ -934,7 +938,8 @@ fn solve_with(
 /// which two changes from level to level), so a phase hands out its superblocks largest first
 /// (longest-processing-time order), by their exact number of states in the level, counted as the
 /// previous level produced them: the big ones start at once on different threads and the small
-/// ones fill in, instead of a big one coming last while the other threads wait at the barrier.
+/// ones fill in, instead of a big one coming last while the other threads wait at the barrier
+/// (for levels split between threads, and up to [`LARGEST_FIRST_MAX_SUPERBLOCKS`]).
 struct Shared<'a, W> {
     board: &'a Board,
     words: Vec<W>,
@@ -1083,7 +1088,11 @@ fn worker<W: Word>(sh: &Shared<'_, W>, me: usize) -> Result<Option<(u32, u64)>, 
         let takes_part = me == 0 || level_size >= sh.solo_level;
         for phase in 0..2 {
             if takes_part {
-                run_phase(sh, parity, phase, depth);
+                // Largest first only where it pays: a level split between the threads, and few
+                // enough superblocks that looking at all of them per hand-out costs nothing.
+                let largest_first =
+                    level_size >= sh.solo_level && sh.superblocks <= LARGEST_FIRST_MAX_SUPERBLOCKS;
+                run_phase(sh, parity, phase, depth, largest_first);
             }
             sh.barrier.wait();
             if phase == 0 && me == 0 {
@@ -1108,23 +1117,37 @@ fn worker<W: Word>(sh: &Shared<'_, W>, me: usize) -> Result<Option<(u32, u64)>, 
     }
 }
 
-/// Takes superblocks of one phase (even or odd) of level `depth` until none are left; a failure
-/// (cancellation) sets the level's cancelled flag, which makes every thread skip the rest.
-fn run_phase<W: Word>(sh: &Shared<'_, W>, parity: usize, phase: usize, depth: u32) {
+/// Takes superblocks of one phase (even or odd) of level `depth` until none are left, the largest
+/// remaining first if `largest_first`, else in index order; a failure (cancellation) sets the
+/// level's cancelled flag, which makes every thread skip the rest.
+fn run_phase<W: Word>(
+    sh: &Shared<'_, W>,
+    parity: usize,
+    phase: usize,
+    depth: u32,
+    largest_first: bool,
+) {
     let states = &sh.states[depth as usize % 3];
     let mark = depth + 1;
+    let untaken = |sb: &usize| sh.taken[*sb].load(Ordering::Relaxed) != mark;
+    // In index order, this thread's cursor: superblocks before it are all taken.
+    let mut cursor = phase;
     loop {
         if sh.cancelled[parity].load(Ordering::Relaxed) {
             return;
         }
-        // The phase's largest superblock not yet taken (16 or so to look at).
-        let Some(sb) = (phase..sh.superblocks)
-            .step_by(2)
-            .filter(|&sb| sh.taken[sb].load(Ordering::Relaxed) != mark)
-            .max_by_key(|&sb| (states[sb].load(Ordering::Relaxed), std::cmp::Reverse(sb)))
-        else {
+        let next = if largest_first {
+            (phase..sh.superblocks)
+                .step_by(2)
+                .filter(untaken)
+                .max_by_key(|&sb| (states[sb].load(Ordering::Relaxed), std::cmp::Reverse(sb)))
+        } else {
+            (cursor..sh.superblocks).step_by(2).find(untaken)
+        };
+        let Some(sb) = next else {
             return;
         };
+        cursor = sb;
         let seen = sh.taken[sb].load(Ordering::Relaxed);
         if seen == mark
             || sh.taken[sb]
