@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use orbit_worker::group::{Perm, PermGroup};
+use orbit_worker::group::{LevelProof, Perm, PermGroup};
+
+#[path = "../tests/common/classical_groups.rs"]
+mod classical_groups;
 use orbit_worker::{Limits, SolveContext};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -40,6 +43,15 @@ const CASES: &[&str] = &[
     "dihedral50000_x_cyclic49999",
     "psl2_1009",
     "psl2_10007",
+    "psl2_99991",
+    "pgl2_10007",
+    "pgl2_99991",
+    "psl3_31",
+    "psl3_103",
+    "psl3_313",
+    "psl2_1009_x_psl2_1013",
+    "psl2_49999_x_psl2_49993",
+    "psl2_49999_x_cyclic_50000",
     "giant_product_450",
     "giant_product_4500",
 ];
@@ -357,6 +369,28 @@ fn dihedral_times_cyclic(n: usize, m: usize) -> Vec<Perm> {
     ]
 }
 
+/// PSL(2, p) x PSL(2, q) on p + 1 + q + 1 points from two diagonal generators (the whole
+/// product: the factors are simple and not isomorphic).
+fn psl2_product(p: u64, q: u64) -> Vec<Perm> {
+    let (a, b) = (classical_groups::psl2(p), classical_groups::psl2(q));
+    vec![
+        classical_groups::juxtapose(&[&a[0], &b[0]]),
+        classical_groups::juxtapose(&[&a[1], &b[1]]),
+    ]
+}
+
+/// PSL(2, p) x C_m on p + 1 + m points: `(x+1, m-cycle)` and `(-1/x, 1)` (PSL(2, p) is perfect,
+/// so they generate the whole product).
+fn psl2_times_cyclic(p: u64, m: usize) -> Vec<Perm> {
+    let a = classical_groups::psl2(p);
+    let cycle = from_fn(m, |x| (x + 1) % m as u64);
+    let id = Perm::identity(m);
+    vec![
+        classical_groups::juxtapose(&[&a[0], &cycle]),
+        classical_groups::juxtapose(&[&a[1], &id]),
+    ]
+}
+
 /// PSL(2, p) on the projective line (point p = infinity): x -> x+1, x -> -1/x.
 fn psl2(p: u64) -> Vec<Perm> {
     let n = (p + 1) as usize;
@@ -482,6 +516,15 @@ fn run_case(name: &str, dir: &Path) {
         "dihedral50000_x_cyclic49999" => (99_999, dihedral_times_cyclic(50_000, 49_999), 1),
         "psl2_1009" => (1010, psl2(1009), 1),
         "psl2_10007" => (10_008, psl2(10_007), 1),
+        "psl2_99991" => (99_992, psl2(99_991), 1),
+        "pgl2_10007" => (10_008, classical_groups::pgl2(10_007), 1),
+        "pgl2_99991" => (99_992, classical_groups::pgl2(99_991), 1),
+        "psl3_31" => (993, classical_groups::psl3(31), 3),
+        "psl3_103" => (10_713, classical_groups::psl3(103), 1),
+        "psl3_313" => (98_283, classical_groups::psl3(313), 1),
+        "psl2_1009_x_psl2_1013" => (2024, psl2_product(1009, 1013), 1),
+        "psl2_49999_x_psl2_49993" => (99_994, psl2_product(49_999, 49_993), 1),
+        "psl2_49999_x_cyclic_50000" => (100_000, psl2_times_cyclic(49_999, 50_000), 1),
         "giant_product_450" => (450, giant_product(100, 0x450), 1),
         "giant_product_4500" => (4500, giant_product(1000, 0x4500), 1),
         other => panic!("unknown case {other}"),
@@ -516,10 +559,31 @@ fn run_case(name: &str, dir: &Path) {
         order
     };
     println!(
-        "RESULT {ms:.3} {} order {shown}, {:?}",
+        "RESULT {ms:.3} {} order {shown}, {:?}, levels proven by {}",
         peak_rss_kb(),
-        g.kind()
+        g.kind(),
+        proof_summary(&g)
     );
+}
+
+/// How the chain's levels were proven, top level first, e.g. `lemma, series, Schreier`.
+fn proof_summary(g: &PermGroup) -> String {
+    let names: Vec<&str> = g
+        .level_proofs()
+        .iter()
+        .map(|p| match p {
+            LevelProof::SchreierGenerators => "Schreier",
+            LevelProof::OneGeneratorLemma => "lemma",
+            LevelProof::LevelNormalSeries => "series",
+            LevelProof::WholeGroupNormalSeries => "whole-group series",
+            LevelProof::KnownOrder => "known order",
+        })
+        .collect();
+    if names.is_empty() {
+        "no chain".to_string()
+    } else {
+        names.join(", ")
+    }
 }
 
 fn membership_case(dir: &Path, name: &str, d: usize, gens: &[Perm]) {

@@ -2,10 +2,10 @@
 //! enumerated by breadth-first closure under the generators, which is the oracle for the order,
 //! for membership of members and of random permutations, and for the orbits.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use num_bigint::BigUint;
-use orbit_worker::group::{GroupKind, GroupTuning, Perm, PermGroup};
+use orbit_worker::group::{GroupKind, GroupTuning, LevelProof, LevelProofPolicy, Perm, PermGroup};
 use orbit_worker::{Limits, SolveContext};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
@@ -121,7 +121,50 @@ fn group_random_small_groups_match_brute_force_with_schreier_trees() {
     random_small_groups_match_brute_force(2028, 200, &tuning);
 }
 
-fn random_small_groups_match_brute_force(seed: u64, cases: usize, tuning: &GroupTuning) {
+/// The structural level proofs (Sims's one-generator lemma, a normal series of each level) tried
+/// on every level, after a random phase cut short (a streak of 0, 1 or 2 identity sifts), so that
+/// the chains they are given are often incomplete and the proofs must find the missing strong
+/// generators; explicit transversals, Schreier trees and a mix. Each proof alone (with the
+/// Schreier-generator fallback where it does not apply), and both.
+#[test]
+fn group_random_small_groups_match_brute_force_with_level_proofs() {
+    let configs = [
+        (2029, 0, u64::MAX, LevelProofPolicy::LemmaOnly),
+        (2030, 1, 0, LevelProofPolicy::LemmaOnly),
+        (2031, 0, 20, LevelProofPolicy::NormalSeriesOnly),
+        (2032, 2, 0, LevelProofPolicy::NormalSeriesOnly),
+        (2033, 1, 20, LevelProofPolicy::Always),
+    ];
+    for (seed, streak, explicit, policy) in configs {
+        let tuning = GroupTuning {
+            max_explicit_transversal_entries: explicit,
+            level_proofs: policy,
+            random_phase_streak: streak,
+            ..GroupTuning::default()
+        };
+        let proofs = random_small_groups_match_brute_force(seed, 400, &tuning);
+        // The structural proofs must really have run (not only the Schreier-generator fallback).
+        let count = |p| proofs.get(&p).copied().unwrap_or(0);
+        let (lemma, series) = (
+            count(LevelProof::OneGeneratorLemma),
+            count(LevelProof::LevelNormalSeries),
+        );
+        match policy {
+            LevelProofPolicy::LemmaOnly => assert!(lemma > 300 && series == 0, "{proofs:?}"),
+            LevelProofPolicy::NormalSeriesOnly => assert!(series > 100 && lemma == 0, "{proofs:?}"),
+            _ => assert!(lemma > 300, "{proofs:?}"),
+        }
+    }
+}
+
+/// Checks `cases` random groups against brute force; returns how many chain levels each kind of
+/// proof completed.
+fn random_small_groups_match_brute_force(
+    seed: u64,
+    cases: usize,
+    tuning: &GroupTuning,
+) -> HashMap<LevelProof, usize> {
+    let mut proofs = HashMap::new();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let ctx = SolveContext::detached();
     let limits = Limits::default();
@@ -138,6 +181,9 @@ fn random_small_groups_match_brute_force(seed: u64, cases: usize, tuning: &Group
         let g = PermGroup::new_with_tuning(d, gens.clone(), &ctx, &limits, tuning).expect("builds");
         let label = format!("case {case}: d={d} gens={gens:?}");
         assert_eq!(g.order(), BigUint::from(all.len()), "{label}");
+        for proof in g.level_proofs() {
+            *proofs.entry(proof).or_insert(0) += 1;
+        }
         sizes.push(all.len());
         // Every element (or a sample of 2000) is a member.
         let elements: Vec<u64> = all.iter().copied().collect();
@@ -210,7 +256,8 @@ fn random_small_groups_match_brute_force(seed: u64, cases: usize, tuning: &Group
     );
     let big = sizes.iter().filter(|&&s| s > 100).count();
     assert!(
-        big > cases / 5,
+        big > cases / 6,
         "only {big} groups larger than 100: {sizes:?}"
     );
+    proofs
 }

@@ -11,6 +11,9 @@
 //! process-wide, so each test holds a lock for its whole body (building inputs allocates too) and
 //! each case prints `estimate / peak`.
 
+mod common;
+
+use common::classical_groups;
 use std::alloc::System;
 use std::sync::Mutex;
 
@@ -501,6 +504,17 @@ fn group_construction_stays_within_its_fixed_bound_and_chain_charge() {
         ),
     ];
     let mut cases = cases;
+    // Chains proven by the structural proofs (Sims's one-generator lemma, level normal series),
+    // which hold permutations and subgroup chains beside the chain.
+    cases.push(("PSL(2,10007)", 10_008, classical_groups::psl2(10_007)));
+    cases.push(("PSL(3,31)", 993, classical_groups::psl3(31)));
+    cases.push(("PSL(2,1009) x PSL(2,1013)", 2024, {
+        let (a, b) = (classical_groups::psl2(1009), classical_groups::psl2(1013));
+        vec![
+            classical_groups::juxtapose(&[&a[0], &b[0]]),
+            classical_groups::juxtapose(&[&a[1], &b[1]]),
+        ]
+    }));
     for (name, s, m) in [
         ("giant product, degree 465", 100, 10),
         ("giant product, degree 4,517", 1_000, 12),

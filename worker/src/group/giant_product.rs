@@ -720,6 +720,13 @@ impl GiantProduct {
         &self.order
     }
 
+    /// How the levels of `Γ'`'s chain were proven (empty without one).
+    pub(crate) fn tail_level_proofs(&self) -> Vec<super::schreier_sims::LevelProof> {
+        self.tail
+            .as_ref()
+            .map_or_else(Vec::new, |tail| tail.level_proofs())
+    }
+
     /// The most bytes charged to the chain budget for this structure: a group built on the other
     /// orbits (those built for the linkage check are dropped one at a time, `Γ'` is kept), its
     /// construction and its chain.

@@ -33,6 +33,7 @@ mod perm;
 mod perm_group;
 mod product_replacement;
 mod schreier_sims;
+mod sims_verify;
 mod text_format;
 
 pub use cycle_notation::CycleNotationError;
@@ -46,4 +47,5 @@ pub(crate) use perm_group::order_bits_bound;
 pub use perm_group::{
     GroupKind, GroupTuning, PermGroup, chain_budget, check_group_sizes, perm_group_memory_estimate,
 };
+pub use schreier_sims::{LevelProof, LevelProofPolicy};
 pub use text_format::{parse_group_text, parse_group_text_with_limits};

@@ -13,9 +13,16 @@
 //! simply not produced. With the lower bound `Π |Δ_i| ≤ |G|` that every chain gives, equality
 //! proves the chain complete.
 //!
+//! The series may also start at a subgroup whose order is proven otherwise — the group of a
+//! proven deeper level of a stabiliser chain, with exact membership by sifting — and may use
+//! elements of the group besides its generators (commutators, so that the derived subgroup can
+//! come first), as long as every generator ends up in the series: then `<X> ⊆ G_m ⊆ <X>`.
+//!
 //! Applies to groups with a polycyclic generating sequence among the given generators (dihedral
-//! groups, affine groups `AGL(1, p)`, direct products of such with cyclic groups, …); it is not
-//! needed for correctness, only for speed at large degrees.
+//! groups, affine groups `AGL(1, p)`, direct products of such with cyclic groups, …) and, level by
+//! level, to the solvable point stabilisers of larger groups (the Frobenius group `p : (p-1)/2`
+//! inside PSL(2, p)) and to extensions of a proven normal subgroup (`C_m × PSL(2, q)` over
+//! `PSL(2, q)`); it is not needed for correctness, only for speed at large degrees.
 //!
 //! Reference: Sims, "Computing the order of a solvable permutation group", J. Symbolic Comput.
 //! 9 (1990); Seress, *Permutation Group Algorithms* (2003), §4.1 (orders from stabiliser chains)
@@ -26,7 +33,7 @@ use num_traits::{One, ToPrimitive};
 
 use super::cyclic::CyclicGroup;
 use super::perm::Perm;
-use super::schreier_sims::{Chain, ChainTuning};
+use super::schreier_sims::{Chain, ChainTuning, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
@@ -35,16 +42,33 @@ use crate::error::SolveError;
 const MAX_GENERATORS: usize = 8;
 
 /// A subgroup with a membership test that is certain when it answers `true`.
-enum Subgroup {
+enum Subgroup<'a> {
     Cyclic(CyclicGroup),
     Chain(Chain),
+    /// The group of a proven level of a chain: sifting through its levels is exact.
+    Level {
+        chain: &'a Chain,
+        from: usize,
+    },
 }
 
-impl Subgroup {
+impl Subgroup<'_> {
     fn contains(&self, g: &[u32]) -> bool {
         match self {
             Subgroup::Cyclic(c) => c.contains_images(g),
             Subgroup::Chain(c) => c.contains_in_place(&mut g.to_vec()),
+            Subgroup::Level { chain, from } => {
+                let mut buf = g.to_vec();
+                chain.sift(&mut buf, *from) == chain.levels.len() && is_identity_slice(&buf)
+            }
+        }
+    }
+
+    /// Bytes its chain holds (charged to the budget it was built with).
+    fn chain_bytes(&self) -> u64 {
+        match self {
+            Subgroup::Chain(c) => c.bytes(),
+            Subgroup::Cyclic(_) | Subgroup::Level { .. } => 0,
         }
     }
 }
@@ -52,6 +76,9 @@ impl Subgroup {
 /// Tries to prove an upper bound on the order of `<generators>` (degree `n`) from a normal series
 /// of the generators; `Ok(None)` when no ordering of the generators was found to work (which
 /// proves nothing).
+///
+/// Memory: the permutations and subgroup chains it holds stay within `budget_bytes`; the most it
+/// held at once is recorded in `peak`.
 ///
 /// Complexity: at most `m²` orderings steps for `m ≤ 8` generators, each O(m · d · Σ depth) for
 /// the conjugate tests plus one random Schreier–Sims run.
@@ -61,58 +88,342 @@ pub(crate) fn order_upper_bound(
     budget_bytes: u64,
     seed: u64,
     ctx: &SolveContext,
+    peak: &mut u64,
 ) -> Result<Option<BigUint>, SolveError> {
-    let mut gens: Vec<&Perm> = Vec::new();
-    for g in generators {
-        if !g.is_identity() && !gens.contains(&g) {
-            gens.push(g);
-        }
-    }
-    if gens.is_empty() || gens.len() > MAX_GENERATORS {
+    if generators.len() > MAX_GENERATORS {
         return Ok(None);
     }
-    let m = gens.len();
-    'first: for first in 0..m {
+    let mut held = Held::new(n, budget_bytes, peak);
+    if !held.hold(generators.len()) {
+        return Ok(None);
+    }
+    let gens = distinct_moving(generators.iter());
+    if gens.is_empty() {
+        return Ok(None);
+    }
+    for first in 0..gens.len() {
         ctx.check()?;
-        let mut seq: Vec<usize> = vec![first];
         let cyclic = CyclicGroup::new(gens[first].clone());
-        let mut bound = cyclic.order().clone();
-        let mut sub = Subgroup::Cyclic(cyclic);
-        while seq.len() < m {
+        let order = cyclic.order().clone();
+        let start = Start {
+            sub: Subgroup::Cyclic(cyclic),
+            gens: vec![gens[first].clone()],
+            order,
+        };
+        let mut used = vec![false; gens.len()];
+        used[first] = true;
+        let search = Search {
+            n,
+            elements: &gens,
+            required: gens.len(),
+            target: None,
+            seed,
+        };
+        if let Some(bound) = search.extend(start, used, &mut held, ctx)? {
+            return Ok(Some(bound));
+        }
+    }
+    Ok(None)
+}
+
+/// Tries to prove `|<S^(level)>| <= target` for a level of `chain` whose deeper levels are proven,
+/// by a normal series `G_1 < G_2 < … < G_m ⊇ S^(level)` each term normalised by the next element.
+/// `G_1` is either the group of a deeper level (exact order and membership from the chain) or a
+/// cyclic group; the elements are commutators of the level's generators (of order two and one,
+/// so that a derived series can come first: `[a,b]` lies in the derived subgroup) and the
+/// generators. Every element lies in `<S^(level)>`, so the bound holds for it; `false` proves
+/// nothing.
+///
+/// Memory: the permutations it holds (elements, a start's generators, the series' generators,
+/// scratch) and its subgroup chains stay within `budget_bytes`; the most it held at once is
+/// recorded in `peak`.
+///
+/// Complexity: for each start (the deeper levels, then each element as a cyclic group), up to
+/// `e²` normaliser tests of O(e · d · Σ depth) for `e` elements, and a random Schreier–Sims run
+/// per term of the series.
+///
+/// Reference: Sims (1990), "Computing the order of a solvable permutation group"; Seress (2003),
+/// §7.1 (polycyclic generating sequences) and §2.3 (commutators, derived series).
+pub(crate) fn level_order_at_most(
+    chain: &Chain,
+    level: usize,
+    target: &BigUint,
+    seed: u64,
+    ctx: &SolveContext,
+    peak: &mut u64,
+) -> Result<bool, SolveError> {
+    let n = chain.degree();
+    let count = chain.level_generators(level).count();
+    if count > MAX_LEVEL_GENERATORS {
+        return Ok(false);
+    }
+    let mut held = Held::new(n, chain.budget_left(), peak);
+    // The elements: commutators and copies of the generators.
+    if !held.hold(count + MAX_COMMUTATORS + 1) {
+        return Ok(false);
+    }
+    let gens = distinct_moving(chain.level_generators(level));
+    if gens.is_empty() {
+        return Ok(false);
+    }
+    // Commutators first (second derived, then first derived), then the generators, which are the
+    // elements the series must contain.
+    let mut first_derived: Vec<Perm> = Vec::new();
+    'pairs: for (i, a) in gens.iter().enumerate() {
+        for b in &gens[i + 1..] {
+            if first_derived.len() == MAX_COMMUTATORS {
+                break 'pairs;
+            }
+            let c = commutator(a, b);
+            if !c.is_identity() && !first_derived.contains(&c) {
+                first_derived.push(c);
+            }
+        }
+    }
+    let mut elements: Vec<Perm> = Vec::new();
+    if first_derived.len() >= 2 {
+        let c = commutator(&first_derived[0], &first_derived[1]);
+        if !c.is_identity() {
+            elements.push(c);
+        }
+    }
+    elements.extend(first_derived);
+    let optional = elements.len();
+    elements.extend(gens);
+    let search = Search {
+        n,
+        elements: &elements,
+        required: elements.len() - optional,
+        target: Some(target),
+        seed,
+    };
+    let mut starts: Vec<(Option<usize>, Option<usize>)> = (level + 1..chain.levels.len())
+        .map(|l| (Some(l), None))
+        .collect();
+    starts.extend((0..elements.len()).map(|e| (None, Some(e))));
+    for (from, first) in starts {
+        ctx.check()?;
+        let mut used = vec![false; elements.len()];
+        let mark = held.mark();
+        let start = match (from, first) {
+            (Some(from), _) => {
+                if !held.hold(chain.level_generators(from).count()) {
+                    continue;
+                }
+                Start {
+                    sub: Subgroup::Level { chain, from },
+                    gens: chain.level_generators(from).cloned().collect(),
+                    order: chain.order_from(from),
+                }
+            }
+            (None, Some(e)) => {
+                used[e] = true;
+                // The cyclic group's tables: about 10 integers per point.
+                if !held.hold(3) {
+                    continue;
+                }
+                let cyclic = CyclicGroup::new(elements[e].clone());
+                let order = cyclic.order().clone();
+                Start {
+                    sub: Subgroup::Cyclic(cyclic),
+                    gens: vec![elements[e].clone()],
+                    order,
+                }
+            }
+            (None, None) => continue,
+        };
+        let bound = if &start.order > target {
+            None
+        } else {
+            search.extend(start, used, &mut held, ctx)?
+        };
+        held.release_to(mark);
+        if bound.is_some_and(|b| &b <= target) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Commutators of a level's generator pairs used by [`level_order_at_most`].
+const MAX_COMMUTATORS: usize = 4;
+
+/// More generators of a level than this are not tried by [`level_order_at_most`] (a level
+/// collects the random phase's residues; the search stops early once its bound passes the
+/// target, so it affords more than [`MAX_GENERATORS`]).
+const MAX_LEVEL_GENERATORS: usize = 16;
+
+/// The first term of a series: a subgroup, generators of it, and its exact order.
+struct Start<'a> {
+    sub: Subgroup<'a>,
+    gens: Vec<Perm>,
+    order: BigUint,
+}
+
+/// What a greedy series search extends with: `elements`, of which the last `required` must all
+/// be in the series; it gives up once its bound passes `target`.
+struct Search<'e> {
+    n: usize,
+    elements: &'e [Perm],
+    required: usize,
+    target: Option<&'e BigUint>,
+    seed: u64,
+}
+
+impl Search<'_> {
+    /// Extends `start` greedily by elements not yet `used` that normalise the group so far,
+    /// until every required element is in the series; returns the bound `|start| · Π e_k`
+    /// (`e_k` a proven exponent with `y_k^{e_k}` in the previous term), or `None` when no unused
+    /// element normalises the group while a required one is left, when the bound passes the
+    /// target (nothing to prove then), or when the budget is exhausted.
+    fn extend(
+        &self,
+        start: Start<'_>,
+        mut used: Vec<bool>,
+        held: &mut Held<'_>,
+        ctx: &SolveContext,
+    ) -> Result<Option<BigUint>, SolveError> {
+        let Start {
+            mut sub,
+            gens: mut sub_gens,
+            order: mut bound,
+        } = start;
+        let first_required = self.elements.len() - self.required;
+        let mark = held.mark();
+        let result = loop {
+            if used[first_required..].iter().all(|&u| u) {
+                break Some(bound);
+            }
             let mut next = None;
-            for cand in (0..m).filter(|c| !seq.contains(c)) {
+            for (cand, y) in self.elements.iter().enumerate() {
+                if used[cand] {
+                    continue;
+                }
                 ctx.check()?;
-                let y = gens[cand];
                 let y_inv = y.inverse();
-                let normalises = seq.iter().all(|&g| {
-                    let conj = y_inv.compose(gens[g]).compose(y);
-                    sub.contains(conj.images())
-                });
-                if normalises {
+                if sub_gens
+                    .iter()
+                    .all(|g| sub.contains(y_inv.compose(g).compose(y).images()))
+                {
                     next = Some(cand);
                     break;
                 }
             }
             let Some(cand) = next else {
-                continue 'first;
+                break None;
             };
-            bound *= least_exponent_in(gens[cand], &sub);
-            seq.push(cand);
-            if seq.len() < m {
-                let prefix: Vec<Perm> = seq.iter().map(|&i| gens[i].clone()).collect();
-                sub = Subgroup::Chain(Chain::build_random(
-                    n,
-                    &prefix,
-                    budget_bytes,
-                    seed,
-                    ctx,
-                    ChainTuning::default(),
-                )?);
+            used[cand] = true;
+            let e = least_exponent_in(&self.elements[cand], &sub);
+            if e.is_one() {
+                // `y` is (provably) in the group already: the same group, the same chain.
+                continue;
             }
-        }
-        return Ok(Some(bound));
+            bound *= e;
+            if self.target.is_some_and(|t| &bound > t) || !held.hold(1) {
+                break None;
+            }
+            sub_gens.push(self.elements[cand].clone());
+            if used[first_required..].iter().any(|u| !u) {
+                // A few membership tests follow, so Schreier trees (built in O(|Δ|) per level)
+                // beat explicit transversals (O(|Δ| · d)).
+                let tuning = ChainTuning {
+                    max_explicit_entries: 0,
+                    ..ChainTuning::default()
+                };
+                // The previous term's chain is dropped once the next is built: until then both
+                // are held.
+                let built =
+                    Chain::build_random(self.n, &sub_gens, held.left(), self.seed, ctx, tuning)?;
+                if !held.add(built.bytes()) {
+                    break None;
+                }
+                held.release(sub.chain_bytes());
+                sub = Subgroup::Chain(built);
+            }
+        };
+        held.release_to(mark);
+        Ok(result)
     }
-    Ok(None)
+}
+
+/// Permutations (of `4d` bytes each) and subgroup chains held beside the stabiliser chain, against
+/// a budget in bytes; the most held at once goes to `peak`.
+struct Held<'p> {
+    n: usize,
+    budget: u64,
+    bytes: u64,
+    peak: &'p mut u64,
+}
+
+impl<'p> Held<'p> {
+    /// Scratch permutations any step holds besides those counted (an inverse, a conjugate and
+    /// its factors, a power and the squarings of `Perm::pow`).
+    const SCRATCH: u64 = 6;
+
+    fn new(n: usize, budget: u64, peak: &'p mut u64) -> Self {
+        let mut held = Held {
+            n,
+            budget,
+            bytes: 0,
+            peak,
+        };
+        // Over budget already: every later charge fails, so nothing is attempted.
+        if !held.hold(Self::SCRATCH as usize) {
+            held.bytes = budget;
+        }
+        held
+    }
+
+    /// Charges `bytes`; `false` (nothing charged) if that would exceed the budget.
+    fn add(&mut self, bytes: u64) -> bool {
+        let total = self.bytes.saturating_add(bytes);
+        if total > self.budget {
+            return false;
+        }
+        self.bytes = total;
+        *self.peak = (*self.peak).max(total);
+        true
+    }
+
+    /// Charges `count` permutations.
+    fn hold(&mut self, count: usize) -> bool {
+        self.add((count as u64).saturating_mul(4 * self.n as u64))
+    }
+
+    /// Returns `bytes` charged before.
+    fn release(&mut self, bytes: u64) {
+        self.bytes = self.bytes.saturating_sub(bytes);
+    }
+
+    /// What is left of the budget (for a subgroup chain).
+    fn left(&self) -> u64 {
+        self.budget.saturating_sub(self.bytes)
+    }
+
+    fn mark(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Releases everything charged since `mark`.
+    fn release_to(&mut self, mark: u64) {
+        self.bytes = mark;
+    }
+}
+
+/// The distinct non-identity permutations among `perms`.
+fn distinct_moving<'a>(perms: impl Iterator<Item = &'a Perm>) -> Vec<Perm> {
+    let mut out: Vec<Perm> = Vec::new();
+    for g in perms {
+        if !g.is_identity() && !out.contains(g) {
+            out.push(g.clone());
+        }
+    }
+    out
+}
+
+/// `[a, b] = a⁻¹ b⁻¹ a b`.
+fn commutator(a: &Perm, b: &Perm) -> Perm {
+    a.inverse().compose(&b.inverse()).compose(a).compose(b)
 }
 
 /// An exponent `e >= 1` with `y^e` proven to lie in `sub`: the order of `y` with prime factors
@@ -167,7 +478,9 @@ mod tests {
 
     fn bound(d: usize, gens: &[&str]) -> Option<BigUint> {
         let gens: Vec<Perm> = gens.iter().map(|t| perm(t, d)).collect();
-        order_upper_bound(d, &gens, 1 << 30, 1, &SolveContext::detached()).expect("no limit hit")
+        let mut peak = 0;
+        order_upper_bound(d, &gens, 1 << 30, 1, &SolveContext::detached(), &mut peak)
+            .expect("no limit hit")
     }
 
     #[test]

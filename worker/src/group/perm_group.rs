@@ -11,7 +11,7 @@ use super::giant_product::{GiantProduct, giant_product_memory_estimate, recognis
 use super::giant_recognition::{Giant, recognise_giant};
 use super::orbits::orbits_of;
 use super::perm::Perm;
-use super::schreier_sims::{Chain, ChainTuning, DEFAULT_MAX_EXPLICIT_ENTRIES, NONE};
+use super::schreier_sims::{Chain, ChainTuning, LevelProof, LevelProofPolicy, NONE};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::limits::Limits;
@@ -46,14 +46,25 @@ pub struct GroupTuning {
     /// 8 points `Alt` or `Sym`, linked or not, the other orbits handled by the ordinary engine)
     /// before Schreier–Sims. `false` forces the stabiliser chain; tests compare the two.
     pub recognise_giant_products: bool,
+    /// Where the structural proofs of a chain level (Sims's one-generator lemma, a normal series
+    /// of the level) are tried before sifting all its Schreier generators: by default only where
+    /// that would be expensive; tests force them everywhere to check them against brute force.
+    pub level_proofs: LevelProofPolicy,
+    /// Consecutive random elements that must sift to the identity before random Schreier–Sims
+    /// stops and the proof of completeness starts (default 12). Small values leave the chain
+    /// incomplete more often, so that the proofs must find the missing strong generators.
+    pub random_phase_streak: usize,
 }
 
 impl Default for GroupTuning {
     fn default() -> Self {
+        let chain = ChainTuning::default();
         GroupTuning {
-            max_explicit_transversal_entries: DEFAULT_MAX_EXPLICIT_ENTRIES,
-            always_try_order_certificate: false,
+            max_explicit_transversal_entries: chain.max_explicit_entries,
+            always_try_order_certificate: chain.always_try_certificate,
             recognise_giant_products: true,
+            level_proofs: chain.level_proofs,
+            random_phase_streak: chain.random_streak,
         }
     }
 }
@@ -253,9 +264,10 @@ pub(crate) fn order_bits_bound(degree: u64) -> u64 {
 ///   permutations: slots, accumulator, scratch and a temporary), then `d!`;
 /// * Schreier–Sims outside the charged chain: its own product replacement, the first orbit,
 ///   sifting buffers, a residue before it is charged, an orbit search, a tree rebuild's depths
-///   and a representative (`54d`), and the order certificate (two cyclic groups, conjugates, up to
-///   8 prefix generators and a random sub-chain's scratch: `232d`); sub-chains share the chain's
-///   budget;
+///   and a representative (`54d`), and the order certificates and level proofs, one at a time
+///   (two cyclic groups, the orbit labels and queues of the one-generator lemma, a random
+///   sub-chain's scratch: `232d`); the permutations these proofs hold and their sub-chains are
+///   charged to the chain's budget and counted in [`PermGroup::chain_bytes`];
 /// * the base (`4d`), the order and, when the base is long enough to decide `Sym`/`Alt`, `d!`
 ///   computed once more: big integers of at most `d log2 d` bits (see
 ///   [`bigint_work_bytes`](crate::memory::bigint_work_bytes));
@@ -506,6 +518,8 @@ impl PermGroup {
         let chain_tuning = ChainTuning {
             max_explicit_entries: tuning.max_explicit_transversal_entries,
             always_try_certificate: tuning.always_try_order_certificate,
+            level_proofs: tuning.level_proofs,
+            random_streak: tuning.random_phase_streak,
         };
         let chain = Chain::build(
             inner_degree,
@@ -535,10 +549,12 @@ impl PermGroup {
         })
     }
 
-    /// Bytes the stabiliser chain holds, as charged against its budget (0 for a proven giant or
-    /// a cyclic group, which keep no chain: their memory is in [`perm_group_memory_estimate`]).
-    /// For a giant product, or after a declined giant-product attempt, the most charged to the
-    /// budget at once: a group built on the other orbits (construction and chain) or the chain.
+    /// Bytes the stabiliser chain holds, as charged against its budget, plus the most its proofs
+    /// of completeness held beside it at once (their permutations and subgroup chains, charged to
+    /// the same budget); 0 for a proven giant or a cyclic group, which keep no chain (their memory
+    /// is in [`perm_group_memory_estimate`]). For a giant product, or after a declined
+    /// giant-product attempt, the most charged to the budget at once: a group built on the other
+    /// orbits (construction and chain) or the chain.
     ///
     /// Complexity: O(1).
     ///
@@ -550,9 +566,31 @@ impl PermGroup {
     /// ```
     pub fn chain_bytes(&self) -> u64 {
         match &self.structure {
-            Structure::Chain(chain) => chain.bytes().max(self.attempt_chain_bytes),
+            Structure::Chain(chain) => chain.peak_bytes().max(self.attempt_chain_bytes),
             Structure::GiantProduct(product) => product.chain_bytes(),
             Structure::Giant(_) | Structure::Cyclic(_) => 0,
+        }
+    }
+
+    /// How each level of the stabiliser chain was proven complete, deepest last; empty when the
+    /// group keeps no chain (a proven giant, a cyclic group); for a giant product, those of the
+    /// group on its other orbits.
+    ///
+    /// Complexity: O(|B|).
+    ///
+    /// ```
+    /// use orbit_worker::{Limits, SolveContext, group::{LevelProof, Perm, PermGroup}};
+    /// let gens = vec![Perm::parse_cycles("(1,2)(3,4)", 4).unwrap(), Perm::parse_cycles("(1,3)", 4).unwrap()];
+    /// let g = PermGroup::new(4, gens, &SolveContext::detached(), &Limits::default()).unwrap();
+    /// assert_eq!(g.level_proofs(), vec![LevelProof::SchreierGenerators; 2]);
+    /// ```
+    ///
+    /// Reference: Seress (2003), §4.2 and §8.2.
+    pub fn level_proofs(&self) -> Vec<LevelProof> {
+        match &self.structure {
+            Structure::Chain(chain) => chain.level_proofs().into_iter().flatten().collect(),
+            Structure::GiantProduct(product) => product.tail_level_proofs(),
+            Structure::Giant(_) | Structure::Cyclic(_) => Vec::new(),
         }
     }
 

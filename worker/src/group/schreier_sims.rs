@@ -6,18 +6,27 @@
 //!    through the chain built so far and add every non-trivial residue as a strong generator,
 //!    until a run of consecutive random elements sifts to the identity. This usually produces the
 //!    whole chain quickly, but proves nothing.
-//! 2. **Proof of completeness**, one of:
-//!    - an order certificate from a normal series of the generators (see
-//!      [`super::normal_series`]): an upper bound on `|G|` equal to the product of the orbit
-//!      lengths proves the chain complete (the product is always a lower bound); tried first when
-//!      the completion below would be expensive;
-//!    - **deterministic completion** (Sims; Holt–Eick–O'Brien 2005, §4.4.2, algorithm
-//!      SCHREIERSIMS): from the deepest level up, every Schreier generator `u_β · s · u_{β^s}⁻¹`
-//!      of level `i` is sifted through levels `i+1..`; a non-trivial residue becomes a new strong
-//!      generator and the deeper levels are completed again. When every Schreier generator of
-//!      every level sifts to the identity, Schreier's lemma proves the chain exact. Schreier
-//!      generators whose edge is a tree edge of the orbit's spanning tree are the identity by
-//!      construction and skipped.
+//! 2. **Proof of completeness.** First, when proving level by level would be expensive, an order
+//!    certificate from a normal series of the generators (see [`super::normal_series`]): an
+//!    upper bound on `|G|` equal to the product of the orbit lengths proves the whole chain
+//!    complete at once (the product is always a lower bound). Otherwise the levels are proven
+//!    **from the deepest up**: level `i` is proven once `<S^(i)>_{b_i} = <S^(i+1)>` is, the levels
+//!    below it being proven already (so sifting through them is an exact membership test for
+//!    `H = <S^(i+1)>`). Each level takes the first proof that applies ([`LevelProof`]):
+//!    - **Schreier generators** (Sims; Holt–Eick–O'Brien 2005, §4.4.2, algorithm SCHREIERSIMS):
+//!      every Schreier generator `u_β · s · u_{β^s}⁻¹` of level `i` is sifted through levels
+//!      `i+1..` (Schreier's lemma). Used first when that is cheap, and last whatever it costs.
+//!      Schreier generators whose edge is a tree edge of the orbit's spanning tree are the
+//!      identity by construction and skipped;
+//!    - **Sims's one-generator lemma** ([`super::sims_verify`]): with `<S^(i)> = <H, z>`, a
+//!      number of membership tests in `H` that depends on the orbits of `H` and of a two-point
+//!      stabiliser, not on the orbit length;
+//!    - **a normal series of the level** ([`super::normal_series::level_order_at_most`]):
+//!      an upper bound on `|<S^(i)>|` from a deeper level's group or a cyclic group extended by
+//!      normalising elements (commutators and generators), equal to `Π_{l >= i} |Δ_l|`.
+//!
+//!    A failed membership test in any of them yields an element of `<S^(i)>_{b_i}` outside `H`:
+//!    its residue becomes a new strong generator and the changed deeper levels are proven again.
 //!
 //! Convention: products are GAP's (first left, then right); level `i`'s representative `u_β` maps
 //! its base point `b_i` to `β` and fixes `b_0..b_{i-1}`. Sifting `g` replaces it by `g · u_β⁻¹`
@@ -50,6 +59,7 @@
 use super::orbits::orbit_of_point;
 use super::perm::Perm;
 use super::product_replacement::ProductReplacement;
+use super::sims_verify::LemmaOutcome;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
@@ -80,9 +90,55 @@ const INDEX_ENTRIES: u64 = 2;
 /// per level).
 pub(crate) const DEFAULT_MAX_EXPLICIT_ENTRIES: u64 = 1 << 24;
 
-/// Estimated integer operations of deterministic completion above which the normal-series
-/// certificate is tried first.
+/// Estimated integer operations of proving the chain by Schreier generators above which the
+/// whole-group normal-series certificate is tried first.
 const CERTIFICATE_WORK_THRESHOLD: u64 = 200_000_000;
+
+/// Estimated integer operations of sifting one level's Schreier generators below which that is
+/// how the level is proven (the structural proofs have fixed costs of their own).
+const DIRECT_LEVEL_WORK: u64 = 2_000_000;
+
+/// The one-generator lemma is tried before the level's normal series when its tests cost at most
+/// this fraction of the Schreier generators' (few tests, whatever the orbit length).
+const LEMMA_ADVANTAGE: u64 = 64;
+
+/// Consecutive random elements sifting to the identity after which a chain of a group of known
+/// order that has not reached that order is given up ([`Chain::build_with_known_order`]).
+const KNOWN_ORDER_PATIENCE: usize = 200;
+
+/// Where a chain's levels try the structural proofs (Sims's one-generator lemma, a normal series
+/// of the level) before sifting their Schreier generators. Every choice gives the same, proven
+/// answers; only the time differs. The choices other than the default are for tests, which check
+/// each proof against brute force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LevelProofPolicy {
+    /// Only on levels whose Schreier generators would be expensive to sift (the default).
+    WhereExpensive,
+    /// On every level: the lemma, then the normal series.
+    Always,
+    /// On every level, only the lemma.
+    LemmaOnly,
+    /// On every level, only the normal series.
+    NormalSeriesOnly,
+}
+
+/// How a level of the chain was proven complete (`<S^(i)>_{b_i} = <S^(i+1)>`, the deeper levels
+/// being complete).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LevelProof {
+    /// Every Schreier generator of the level sifted to the identity (Schreier's lemma).
+    SchreierGenerators,
+    /// Sims's one-generator lemma: `<S^(i)> = <H, z>` and a few membership tests in `H`.
+    OneGeneratorLemma,
+    /// An upper bound on the level's group order from a normal series (a deeper level's group or
+    /// a cyclic group, extended by normalising elements) equal to the chain's product.
+    LevelNormalSeries,
+    /// The whole chain at once, by an upper bound on `|G|` from a normal series of the generators.
+    WholeGroupNormalSeries,
+    /// The whole chain at once: the product of its orbit lengths equals an order known beforehand
+    /// (the chains the structural proofs build for a proven subgroup).
+    KnownOrder,
+}
 
 /// Internal knobs of the chain (the answers never depend on them, only time and memory).
 #[derive(Debug, Clone, Copy)]
@@ -92,6 +148,11 @@ pub(crate) struct ChainTuning {
     pub(crate) max_explicit_entries: u64,
     /// Try the normal-series order certificate even when deterministic completion looks cheap.
     pub(crate) always_try_certificate: bool,
+    /// Where the structural level proofs (one-generator lemma, level normal series) are tried.
+    pub(crate) level_proofs: LevelProofPolicy,
+    /// Consecutive random elements that must sift to the identity before the random phase stops;
+    /// small values leave chains incomplete for the proofs to finish (tests).
+    pub(crate) random_streak: usize,
 }
 
 impl Default for ChainTuning {
@@ -99,6 +160,8 @@ impl Default for ChainTuning {
         ChainTuning {
             max_explicit_entries: DEFAULT_MAX_EXPLICIT_ENTRIES,
             always_try_certificate: false,
+            level_proofs: LevelProofPolicy::WhereExpensive,
+            random_streak: RANDOM_STREAK,
         }
     }
 }
@@ -155,6 +218,8 @@ pub(crate) struct Level {
     /// Orbit points whose [`POINT_ENTRIES`] are charged (at least `orbit.len()`; never shrinks,
     /// as the vectors keep their capacity).
     points_charged: u64,
+    /// How the level was last proven; `None` while unproven (and again after a new generator).
+    proof: Option<LevelProof>,
 }
 
 /// Replaces `g` by `g · u_j⁻¹` (level `lvl`'s representative `j`).
@@ -197,6 +262,10 @@ pub(crate) struct Chain {
     budget_entries: u64,
     budget_bytes: u64,
     tuning: ChainTuning,
+    /// The most bytes a proof of completeness held at once beside the chain (its permutations and
+    /// subgroup chains, kept within the budget left at the time): the chain's peak is at most
+    /// `bytes() + proof_peak`.
+    proof_peak: u64,
 }
 
 impl std::fmt::Debug for Chain {
@@ -255,15 +324,19 @@ impl Chain {
             budget_entries: budget_bytes / 4,
             budget_bytes,
             tuning,
+            proof_peak: 0,
         }
     }
 
     /// Builds an exact chain for `<generators>`: random phase, then a proof of completeness
-    /// (normal-series certificate or deterministic completion).
+    /// (a whole-group normal-series certificate, or level by level from the deepest up, see the
+    /// module documentation).
     ///
-    /// Complexity: random phase O(r · d · Σ depth_i) for r random elements; completion
-    /// O(Σ_i |Δ_i| · |S^(i)| · d · Σ_j depth_j) where the `Δ_i` are the fundamental orbits
-    /// (depth 1 for explicit levels), unless the certificate applies.
+    /// Complexity: random phase O(r · d · Σ depth_i) for r random elements; a level proven by its
+    /// Schreier generators O(|Δ_i| · |S^(i)| · d · Σ_j depth_j) where the `Δ_i` are the
+    /// fundamental orbits (depth 1 for explicit levels); the structural proofs O(d · Σ depth)
+    /// per membership test, a number of tests independent of `|Δ_i|`, plus a few random
+    /// Schreier–Sims runs of subgroups.
     pub(crate) fn build(
         n: usize,
         generators: &[Perm],
@@ -282,12 +355,15 @@ impl Chain {
             // The subgroup chains of the certificate share what is left of the budget; running
             // out there only means no certificate.
             let left = budget_bytes.saturating_sub(chain.entries.saturating_mul(4));
-            let bound =
-                match super::normal_series::order_upper_bound(n, generators, left, seed, ctx) {
-                    Ok(bound) => bound,
-                    Err(SolveError::LimitExceeded { .. }) => None,
-                    Err(e) => return Err(e),
-                };
+            let mut peak = 0;
+            let bound = match super::normal_series::order_upper_bound(
+                n, generators, left, seed, ctx, &mut peak,
+            ) {
+                Ok(bound) => bound,
+                Err(SolveError::LimitExceeded { .. }) => None,
+                Err(e) => return Err(e),
+            };
+            chain.proof_peak = chain.proof_peak.max(peak);
             if let Some(bound) = bound {
                 let lower: num_bigint::BigUint = chain
                     .orbit_lengths()
@@ -297,11 +373,14 @@ impl Chain {
                 // `lower <= |G| <= bound`; equality proves every level's orbit is the true
                 // fundamental orbit and the base's pointwise stabiliser trivial.
                 if lower == bound {
+                    for lvl in &mut chain.levels {
+                        lvl.proof = Some(LevelProof::WholeGroupNormalSeries);
+                    }
                     return Ok(chain);
                 }
             }
         }
-        chain.complete(ctx)?;
+        chain.prove(seed, ctx)?;
         Ok(chain)
     }
 
@@ -316,23 +395,92 @@ impl Chain {
         ctx: &SolveContext,
         tuning: ChainTuning,
     ) -> Result<Chain, SolveError> {
+        let first = generators.iter().find_map(Perm::first_moved_point);
+        let Some(b0) = first else {
+            return Ok(Chain::new(n, budget_bytes, tuning));
+        };
+        let mut chain = Chain::started_at(n, generators, b0, budget_bytes, tuning, ctx)?;
+        chain.random_phase(generators, seed, ctx)?;
+        Ok(chain)
+    }
+
+    /// A chain with one level at `b0` holding the non-identity `generators` (`b0` must be moved
+    /// by one of them).
+    fn started_at(
+        n: usize,
+        generators: &[Perm],
+        b0: u32,
+        budget_bytes: u64,
+        tuning: ChainTuning,
+        ctx: &SolveContext,
+    ) -> Result<Chain, SolveError> {
         let mut chain = Chain::new(n, budget_bytes, tuning);
-        let gens: Vec<&Perm> = generators.iter().filter(|g| !g.is_identity()).collect();
-        let Some(first) = gens.first() else {
-            return Ok(chain);
-        };
-        let Some(b0) = first.first_moved_point() else {
-            return Ok(chain);
-        };
         // The first level's orbit is the group's orbit of b0, known before anything is stored:
         // choose its representation now rather than filling explicit storage first.
         let first_orbit = orbit_of_point(n, generators, b0).len() as u64;
         chain.add_level(b0, first_orbit)?;
-        for g in &gens {
-            chain.add_gen((*g).clone(), 0, 0, ctx)?;
+        for g in generators.iter().filter(|g| !g.is_identity()) {
+            chain.add_gen(g.clone(), 0, 0, ctx)?;
         }
-        chain.random_phase(generators, seed, ctx)?;
         Ok(chain)
+    }
+
+    /// A complete chain for `<generators>`, whose order must be `order`, with first base point
+    /// `b0` (a point some generator moves): random Schreier–Sims until the product of the orbit
+    /// lengths reaches `order`. That product is a lower bound on the order of the group the
+    /// strong generators generate, a subgroup of `<generators>`, so reaching `order` proves the
+    /// chain complete (a Las Vegas algorithm). `Ok(None)` if `KNOWN_ORDER_PATIENCE` consecutive
+    /// random elements sift to the identity first (the order was not reached; nothing is proven).
+    ///
+    /// Complexity: that of the random phase, O(r · d · Σ depth_i) for r random elements.
+    ///
+    /// Reference: Seress (2003), §4.3 (random Schreier–Sims with a known order).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn build_with_known_order(
+        n: usize,
+        generators: &[Perm],
+        b0: u32,
+        order: &num_bigint::BigUint,
+        budget_bytes: u64,
+        seed: u64,
+        ctx: &SolveContext,
+        tuning: ChainTuning,
+    ) -> Result<Option<Chain>, SolveError> {
+        let mut chain = Chain::started_at(n, generators, b0, budget_bytes, tuning, ctx)?;
+        let mut pr = ProductReplacement::new(n, generators, seed, ctx)?;
+        let mut buf = vec![0u32; n];
+        let mut streak = 0;
+        while &chain.order() != order {
+            if streak >= KNOWN_ORDER_PATIENCE {
+                return Ok(None);
+            }
+            ctx.check()?;
+            buf.copy_from_slice(pr.next_element().images());
+            let l = chain.sift(&mut buf, 0);
+            if l == chain.levels.len() && is_identity_slice(&buf) {
+                streak += 1;
+                continue;
+            }
+            streak = 0;
+            chain.add_residue(&buf, 1, l, ctx)?;
+        }
+        for lvl in &mut chain.levels {
+            lvl.proof = Some(LevelProof::KnownOrder);
+        }
+        Ok(Some(chain))
+    }
+
+    /// The product of the orbit lengths: the group's order once the chain is complete.
+    pub(crate) fn order(&self) -> num_bigint::BigUint {
+        self.order_from(0)
+    }
+
+    /// The product of the orbit lengths of levels `from..`.
+    pub(crate) fn order_from(&self, from: usize) -> num_bigint::BigUint {
+        self.levels[from.min(self.levels.len())..]
+            .iter()
+            .map(|l| num_bigint::BigUint::from(l.orbit.len()))
+            .product()
     }
 
     /// Rough integer operations of deterministic completion: Schreier generators times the cost
@@ -346,6 +494,11 @@ impl Chain {
             .sum::<u64>()
             .saturating_mul(n)
             .saturating_mul(sift)
+    }
+
+    /// Depth of level `l`'s tree (1 for an explicit level).
+    pub(crate) fn level_depth_of(&self, l: usize) -> u64 {
+        self.level_depth(&self.levels[l])
     }
 
     /// Depth of a level's tree (1 for an explicit level).
@@ -391,6 +544,48 @@ impl Chain {
     /// Bytes charged to the chain's budget: an upper bound on what it holds.
     pub(crate) fn bytes(&self) -> u64 {
         self.entries.saturating_mul(4)
+    }
+
+    /// What is left of the chain's memory budget, in bytes (for the subgroup chains of a proof).
+    pub(crate) fn budget_left(&self) -> u64 {
+        self.budget_bytes.saturating_sub(self.bytes())
+    }
+
+    /// An upper bound on the bytes the chain and its proofs held at once: [`bytes`](Self::bytes)
+    /// plus the most a proof held beside it.
+    pub(crate) fn peak_bytes(&self) -> u64 {
+        self.bytes().saturating_add(self.proof_peak)
+    }
+
+    /// The degree `d`.
+    pub(crate) fn degree(&self) -> usize {
+        self.n
+    }
+
+    /// The chain's knobs.
+    pub(crate) fn tuning(&self) -> ChainTuning {
+        self.tuning
+    }
+
+    /// The generators `S^(l)` of level `l` (strong generators fixing `b_0..b_{l-1}`).
+    pub(crate) fn level_generators(&self, l: usize) -> impl Iterator<Item = &Perm> + '_ {
+        self.levels[l]
+            .gens
+            .iter()
+            .map(|&i| &self.strong[i as usize])
+    }
+
+    /// The extra tree labels of level `l` (elements of `<S^(l)>`).
+    pub(crate) fn level_extra_labels(&self, l: usize) -> impl Iterator<Item = &Perm> + '_ {
+        self.levels[l]
+            .extras
+            .iter()
+            .map(|&i| &self.strong[i as usize])
+    }
+
+    /// How each level was proven (`None`: not proven).
+    pub(crate) fn level_proofs(&self) -> Vec<Option<LevelProof>> {
+        self.levels.iter().map(|l| l.proof).collect()
     }
 
     /// The base points.
@@ -444,6 +639,7 @@ impl Chain {
             checked: vec![0],
             charged,
             points_charged: 1,
+            proof: None,
         });
         Ok(())
     }
@@ -482,6 +678,7 @@ impl Chain {
                 self.n,
             )?;
             self.levels[l].gens.push(idx);
+            self.levels[l].proof = None;
             if self.levels[l].inv_reps.is_some() {
                 self.extend_orbit(l, ctx)?;
             } else {
@@ -697,7 +894,7 @@ impl Chain {
         let mut pr = ProductReplacement::new(self.n, generators, seed, ctx)?;
         let mut buf = vec![0u32; self.n];
         let mut streak = 0;
-        while streak < RANDOM_STREAK {
+        while streak < self.tuning.random_streak {
             ctx.check()?;
             buf.copy_from_slice(pr.next_element().images());
             let l = self.sift(&mut buf, 0);
@@ -731,15 +928,16 @@ impl Chain {
         self.add_gen(h, lo.min(l), l, ctx)
     }
 
-    /// Deterministic Schreier–Sims from the deepest level up; on return the chain is proven
-    /// complete.
-    fn complete(&mut self, ctx: &SolveContext) -> Result<(), SolveError> {
+    /// Proves the chain level by level from the deepest up (see the module documentation); a
+    /// failed proof's residue becomes a strong generator and the levels it changed are proven
+    /// again. On return every level is proven.
+    fn prove(&mut self, seed: u64, ctx: &SolveContext) -> Result<(), SolveError> {
         let mut buf = vec![0u32; self.n];
         let mut i = self.levels.len();
         while i > 0 {
             let level = i - 1;
             ctx.progress(1.0 - level as f64 / self.levels.len() as f64);
-            match self.next_nontrivial_schreier_residue(level, &mut buf, ctx)? {
+            match self.prove_level(level, &mut buf, seed, ctx)? {
                 None => i -= 1,
                 Some(j) => {
                     self.add_residue(&buf, level + 1, j, ctx)?;
@@ -748,6 +946,118 @@ impl Chain {
             }
         }
         Ok(())
+    }
+
+    /// Proves level `level` (every deeper level proven), or finds an element of
+    /// `<S^(level)>_{b_level}` outside `<S^(level+1)>`: then its residue is left in `buf` and the
+    /// level where sifting it stopped is returned.
+    fn prove_level(
+        &mut self,
+        level: usize,
+        buf: &mut [u32],
+        seed: u64,
+        ctx: &SolveContext,
+    ) -> Result<Option<usize>, SolveError> {
+        let direct = self.schreier_generator_work(level);
+        let policy = self.tuning.level_proofs;
+
+        let (lemma_allowed, series_allowed) = match policy {
+            LevelProofPolicy::WhereExpensive => {
+                let expensive = direct > DIRECT_LEVEL_WORK;
+                (expensive, expensive)
+            }
+            LevelProofPolicy::Always => (true, true),
+            LevelProofPolicy::LemmaOnly => (true, false),
+            LevelProofPolicy::NormalSeriesOnly => (false, true),
+        };
+        let forced = policy != LevelProofPolicy::WhereExpensive;
+        if lemma_allowed || series_allowed {
+            let seed = seed ^ (level as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            // The lemma when its tests are few (a fraction of the Schreier generators' cost),
+            // then the normal series, then the lemma at any cost below the Schreier generators'.
+            let (cheap, any) = if forced {
+                (u64::MAX, u64::MAX)
+            } else {
+                ((direct / LEMMA_ADVANTAGE).max(DIRECT_LEVEL_WORK), direct)
+            };
+            let mut lemma = if lemma_allowed {
+                self.lemma(level, cheap, buf, seed, ctx)?
+            } else {
+                LemmaOutcome::NotApplicable
+            };
+            match lemma {
+                LemmaOutcome::Proven => {
+                    self.levels[level].proof = Some(LevelProof::OneGeneratorLemma);
+                    return Ok(None);
+                }
+                LemmaOutcome::Residue(j) => return Ok(Some(j)),
+                LemmaOutcome::NotApplicable | LemmaOutcome::TooCostly => {}
+            }
+            // `Π_{l >= level} |Δ_l| <= |<S^(level)>|` always; an upper bound equal to it proves
+            // the level (and the deeper levels are proven already).
+            let target = self.order_from(level);
+            let mut peak = 0;
+            let bounded = series_allowed
+                && match super::normal_series::level_order_at_most(
+                    self, level, &target, seed, ctx, &mut peak,
+                ) {
+                    Ok(bounded) => bounded,
+                    Err(SolveError::LimitExceeded { .. }) => false,
+                    Err(e) => return Err(e),
+                };
+            self.proof_peak = self.proof_peak.max(peak);
+            if bounded {
+                self.levels[level].proof = Some(LevelProof::LevelNormalSeries);
+                return Ok(None);
+            }
+            if lemma == LemmaOutcome::TooCostly {
+                lemma = self.lemma(level, any, buf, seed, ctx)?;
+                match lemma {
+                    LemmaOutcome::Proven => {
+                        self.levels[level].proof = Some(LevelProof::OneGeneratorLemma);
+                        return Ok(None);
+                    }
+                    LemmaOutcome::Residue(j) => return Ok(Some(j)),
+                    LemmaOutcome::NotApplicable | LemmaOutcome::TooCostly => {}
+                }
+            }
+        }
+        let found = self.next_nontrivial_schreier_residue(level, buf, ctx)?;
+        if found.is_none() {
+            self.levels[level].proof = Some(LevelProof::SchreierGenerators);
+        }
+        Ok(found)
+    }
+
+    /// Sims's one-generator lemma on level `level` (see [`super::sims_verify`]), recording what it
+    /// held beside the chain.
+    fn lemma(
+        &mut self,
+        level: usize,
+        max_work: u64,
+        buf: &mut [u32],
+        seed: u64,
+        ctx: &SolveContext,
+    ) -> Result<LemmaOutcome, SolveError> {
+        let mut peak = 0;
+        let out = super::sims_verify::prove_level(self, level, max_work, buf, seed, ctx, &mut peak);
+        self.proof_peak = self.proof_peak.max(peak);
+        out
+    }
+
+    /// Rough integer operations of proving level `level` by its Schreier generators: their number
+    /// times the cost of forming and sifting one.
+    fn schreier_generator_work(&self, level: usize) -> u64 {
+        let lvl = &self.levels[level];
+        let sift: u64 = self.levels[level..]
+            .iter()
+            .map(|l| self.level_depth(l) + 1)
+            .sum::<u64>()
+            + self.level_depth(lvl);
+        (lvl.orbit.len() as u64)
+            .saturating_mul(lvl.gens.len() as u64)
+            .saturating_mul(self.n as u64)
+            .saturating_mul(sift)
     }
 
     /// Finds the next unverified Schreier generator of level `i` that does not sift to the
@@ -799,7 +1109,7 @@ impl Chain {
     /// Writes representative `j` of level `l` (maps the base point to `orbit[j]`) into `out`.
     ///
     /// Complexity: O(d) explicit, O(d · depth) tree.
-    fn rep_into(&self, l: usize, j: usize, out: &mut [u32]) {
+    pub(crate) fn rep_into(&self, l: usize, j: usize, out: &mut [u32]) {
         let mut inv: Vec<u32> = (0..self.n as u32).collect();
         apply_inv_rep(&self.levels[l], &self.strong, &self.strong_inv, j, &mut inv);
         for (x, &y) in inv.iter().enumerate() {
@@ -839,7 +1149,7 @@ mod tests {
         let ctx = SolveContext::detached();
         let tuning = ChainTuning {
             max_explicit_entries: 0,
-            always_try_certificate: false,
+            ..ChainTuning::default()
         };
         let chain = Chain::build(n, &dihedral(n), 1 << 30, 3, &ctx, tuning).expect("chain");
         assert_eq!(chain.orbit_lengths().iter().product::<usize>(), 2 * n);
@@ -873,7 +1183,7 @@ mod tests {
         let ctx = SolveContext::detached();
         let tuning = ChainTuning {
             max_explicit_entries: 5000,
-            always_try_certificate: false,
+            ..ChainTuning::default()
         };
         let mut gens: Vec<Perm> = dihedral(100)
             .iter()

@@ -1,0 +1,208 @@
+//! Large-degree groups whose chains are proven level by level by the structural proofs (Sims's
+//! one-generator lemma, a normal series of a level) instead of sifting every Schreier generator:
+//! PSL(2, p), PGL(2, p), PSL(3, q), and products with cyclic groups and with each other.
+//! Independent oracles: the orders are textbook formulas, and membership is decided from the
+//! definitions (a Möbius map lies in PSL(2, p) iff its determinant is a square; a matrix acts as an
+//! element of PSL(3, q) iff its determinant is a cube). The proofs used are checked too, so that a
+//! silent fallback to the Schreier generators would be noticed; and chains left incomplete on
+//! purpose (a random phase cut short) must be completed by the proofs to the same orders.
+
+mod common;
+
+use common::classical_groups::{
+    det3, juxtapose, mobius, pgl2, plane_matrix, plane_points, pow_mod, primitive_root, psl2, psl3,
+    psl3_order,
+};
+use num_bigint::BigUint;
+use orbit_worker::group::{GroupTuning, LevelProof, LevelProofPolicy, Perm, PermGroup};
+use orbit_worker::{Limits, SolveContext};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn build(n: usize, gens: Vec<Perm>, tuning: &GroupTuning) -> PermGroup {
+    PermGroup::new_with_tuning(
+        n,
+        gens,
+        &SolveContext::detached(),
+        &Limits::default(),
+        tuning,
+    )
+    .expect("group builds")
+}
+
+/// A random invertible Möbius map of F_p with determinant a square (`square`) or not.
+fn random_mobius(p: u64, square: bool, rng: &mut ChaCha8Rng) -> Perm {
+    loop {
+        let [a, b, c, d] = std::array::from_fn(|_| rng.random_range(0..p));
+        let det = (a * d + p * p - b * c % p) % p;
+        if det != 0 && (pow_mod(det, (p - 1) / 2, p) == 1) == square {
+            return mobius(p, a, b, c, d);
+        }
+    }
+}
+
+fn uses(g: &PermGroup, proof: LevelProof) -> bool {
+    g.level_proofs().contains(&proof)
+}
+
+#[test]
+fn group_psl2_and_pgl2_at_large_degree() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for p in [1009u64, 10007] {
+        let n = (p + 1) as usize;
+        let psl = build(n, psl2(p), &GroupTuning::default());
+        assert_eq!(
+            psl.order(),
+            BigUint::from(p * (p * p - 1) / 2),
+            "PSL(2,{p})"
+        );
+        for _ in 0..20 {
+            assert!(psl.contains(&random_mobius(p, true, &mut rng)));
+            assert!(!psl.contains(&random_mobius(p, false, &mut rng)));
+        }
+        let pgl = build(n, pgl2(p), &GroupTuning::default());
+        assert_eq!(pgl.order(), BigUint::from(p * (p * p - 1)), "PGL(2,{p})");
+        for _ in 0..20 {
+            assert!(pgl.contains(&random_mobius(p, false, &mut rng)));
+        }
+        // Not a Möbius map: swaps 0 and 1 only.
+        let swap = Perm::parse_cycles("(1,2)", n).expect("valid");
+        assert!(!pgl.contains(&swap));
+        if p > 10_000 {
+            // At this degree sifting every Schreier generator is expensive: the top level is
+            // proven by the lemma, the solvable levels below by normal series.
+            for g in [&psl, &pgl] {
+                assert!(
+                    uses(g, LevelProof::OneGeneratorLemma),
+                    "{:?}",
+                    g.level_proofs()
+                );
+                assert!(
+                    uses(g, LevelProof::LevelNormalSeries),
+                    "{:?}",
+                    g.level_proofs()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn group_psl3_on_the_projective_plane() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    // q = 7 and 31 (q ≡ 1 mod 3: PSL(3,q) has index 3 in PGL(3,q)), q = 11 (PSL = PGL).
+    for q in [7u64, 11, 31] {
+        let n = plane_points(q);
+        let g = build(n, psl3(q), &GroupTuning::default());
+        assert_eq!(g.order(), BigUint::from(psl3_order(q)), "PSL(3,{q})");
+        let cube = |x: u64| !(q - 1).is_multiple_of(3) || pow_mod(x, (q - 1) / 3, q) == 1;
+        for _ in 0..40 {
+            let m: [[u64; 3]; 3] =
+                std::array::from_fn(|_| std::array::from_fn(|_| rng.random_range(0..q)));
+            let det = det3(q, m);
+            if det == 0 {
+                continue;
+            }
+            assert_eq!(g.contains(&plane_matrix(q, m)), cube(det), "q={q} {m:?}");
+        }
+    }
+}
+
+#[test]
+fn group_products_with_psl2() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let (p, q) = (1009u64, 1013u64);
+    let [a, b] = <[Perm; 2]>::try_from(psl2(p)).expect("two generators");
+    let [c, d] = <[Perm; 2]>::try_from(psl2(q)).expect("two generators");
+    let psl_order = |p: u64| BigUint::from(p * (p * p - 1) / 2);
+    // PSL(2,p) x C_m: <(a, m-cycle), (b, 1)> is the whole product (PSL(2,p) is perfect).
+    let m = 1000usize;
+    let cycle = Perm::from_images((0..m as u32).map(|x| (x + 1) % m as u32).collect(), "c")
+        .expect("a cycle");
+    let id_m = Perm::identity(m);
+    let n = (p as usize + 1) + m;
+    let g = build(
+        n,
+        vec![juxtapose(&[&a, &cycle]), juxtapose(&[&b, &id_m])],
+        &GroupTuning::default(),
+    );
+    assert_eq!(
+        g.order(),
+        psl_order(p) * BigUint::from(m),
+        "PSL(2,{p}) x C_{m}"
+    );
+    let x = random_mobius(p, true, &mut rng);
+    assert!(g.contains(&juxtapose(&[&x, &cycle.pow(7)])));
+    assert!(!g.contains(&juxtapose(&[&random_mobius(p, false, &mut rng), &id_m])));
+    // PSL(2,p) x PSL(2,q), p != q: the diagonal generators generate the whole product (Goursat:
+    // the factors are simple and not isomorphic).
+    let n = (p + 1 + q + 1) as usize;
+    let g = build(
+        n,
+        vec![juxtapose(&[&a, &c]), juxtapose(&[&b, &d])],
+        &GroupTuning::default(),
+    );
+    assert_eq!(
+        g.order(),
+        psl_order(p) * psl_order(q),
+        "PSL(2,{p}) x PSL(2,{q})"
+    );
+    for _ in 0..10 {
+        let (x, y) = (
+            random_mobius(p, true, &mut rng),
+            random_mobius(q, true, &mut rng),
+        );
+        assert!(g.contains(&juxtapose(&[&x, &y])));
+        let y_out = random_mobius(q, false, &mut rng);
+        assert!(!g.contains(&juxtapose(&[&x, &y_out])));
+    }
+}
+
+/// The random phase cut short (0 or 1 identity sifts before the proof starts) and the structural
+/// proofs forced on every level: the proofs must find every missing strong generator at degree
+/// about a thousand, and the orders must still be exact.
+#[test]
+fn group_incomplete_chains_are_completed_by_the_level_proofs() {
+    let p = 1009u64;
+    let n = (p + 1) as usize;
+    for (streak, policy) in [
+        (0, LevelProofPolicy::Always),
+        (1, LevelProofPolicy::LemmaOnly),
+        (1, LevelProofPolicy::NormalSeriesOnly),
+    ] {
+        let tuning = GroupTuning {
+            random_phase_streak: streak,
+            level_proofs: policy,
+            max_explicit_transversal_entries: 0,
+            ..GroupTuning::default()
+        };
+        let psl = build(n, psl2(p), &tuning);
+        assert_eq!(
+            psl.order(),
+            BigUint::from(p * (p * p - 1) / 2),
+            "{tuning:?}"
+        );
+        let pgl = build(n, pgl2(p), &tuning);
+        assert_eq!(pgl.order(), BigUint::from(p * (p * p - 1)), "{tuning:?}");
+    }
+    let q = 7;
+    for streak in [0, 1] {
+        let tuning = GroupTuning {
+            random_phase_streak: streak,
+            level_proofs: LevelProofPolicy::Always,
+            ..GroupTuning::default()
+        };
+        let g = build(plane_points(q), psl3(q), &tuning);
+        assert_eq!(g.order(), BigUint::from(psl3_order(q)), "{tuning:?}");
+    }
+    // A primitive root's scaling alone is not in PSL(2,p): the completed chain still says so.
+    let psl = build(
+        n,
+        psl2(p),
+        &GroupTuning {
+            random_phase_streak: 0,
+            ..GroupTuning::default()
+        },
+    );
+    assert!(!psl.contains(&mobius(p, primitive_root(p), 0, 0, 1)));
+}
