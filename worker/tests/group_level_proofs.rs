@@ -1,6 +1,7 @@
 //! Large-degree groups whose chains are proven level by level by the structural proofs (Sims's
 //! one-generator lemma, a normal series of a level) instead of sifting every Schreier generator:
-//! PSL(2, p), PGL(2, p), PSL(3, q), and products with cyclic groups and with each other.
+//! PSL(2, p), PGL(2, p), PSL(3, q), PSL(4, q), AGL(2, p), and products of PSL(2, p) with cyclic
+//! groups and with each other.
 //! Independent oracles: the orders are textbook formulas, and membership is decided from the
 //! definitions (a Möbius map lies in PSL(2, p) iff its determinant is a square; a matrix acts as an
 //! element of PSL(3, q) iff its determinant is a cube). The proofs used are checked too, so that a
@@ -10,8 +11,8 @@
 mod common;
 
 use common::classical_groups::{
-    det3, juxtapose, mobius, pgl2, plane_matrix, plane_points, pow_mod, primitive_root, psl2, psl3,
-    psl3_order,
+    affine2, agl2, det, det3, juxtapose, mobius, pgl2, plane_matrix, plane_points, pow_mod,
+    primitive_root, projective_matrix, projective_points, psl, psl_order, psl2, psl3, psl3_order,
 };
 use num_bigint::BigUint;
 use orbit_worker::group::{GroupTuning, LevelProof, LevelProofPolicy, Perm, PermGroup};
@@ -109,6 +110,57 @@ fn group_psl3_on_the_projective_plane() {
 }
 
 #[test]
+fn group_psl4_on_projective_space() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    // q = 5 (gcd(4, q-1) = 4: PSL(4,5) has index 4 in PGL(4,5)) and q = 7 (index 2).
+    for q in [5u64, 7] {
+        let n = projective_points(4, q);
+        let g = build(n, psl(4, q), &GroupTuning::default());
+        assert_eq!(g.order(), psl_order(4, q), "PSL(4,{q})");
+        // M acts as an element of PSL(4,q) iff det M is in (F_q^*)^4 · ... = the 4th powers
+        // times the scalars' determinants, i.e. iff det M is a gcd(4, q-1)-th power.
+        let e = if (q - 1).is_multiple_of(4) { 4 } else { 2 };
+        let power = |x: u64| pow_mod(x, (q - 1) / e, q) == 1;
+        let mut checked = 0;
+        while checked < 30 {
+            let m: Vec<Vec<u64>> = (0..4)
+                .map(|_| (0..4).map(|_| rng.random_range(0..q)).collect())
+                .collect();
+            let d = det(q, &m);
+            if d == 0 {
+                continue;
+            }
+            assert_eq!(
+                g.contains(&projective_matrix(q, &m)),
+                power(d),
+                "q={q} {m:?}"
+            );
+            checked += 1;
+        }
+    }
+}
+
+#[test]
+fn group_agl2_on_the_affine_plane() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    for p in [31u64, 101] {
+        let g = build((p * p) as usize, agl2(p), &GroupTuning::default());
+        let order = (p * p) * (p * p - 1) * (p * p - p);
+        assert_eq!(g.order(), BigUint::from(order), "AGL(2,{p})");
+        for _ in 0..20 {
+            let [a, b, c, d, x, y] = std::array::from_fn(|_| rng.random_range(0..p));
+            if (a * d + p * p - b * c % p) % p == 0 {
+                continue;
+            }
+            assert!(g.contains(&affine2(p, [[a, b], [c, d]], [x, y])));
+        }
+        // Swapping two vectors only is not affine.
+        let swap = Perm::parse_cycles("(1,2)", (p * p) as usize).expect("valid");
+        assert!(!g.contains(&swap));
+    }
+}
+
+#[test]
 fn group_products_with_psl2() {
     let mut rng = ChaCha8Rng::seed_from_u64(4);
     let (p, q) = (1009u64, 1013u64);
@@ -194,6 +246,10 @@ fn group_incomplete_chains_are_completed_by_the_level_proofs() {
         };
         let g = build(plane_points(q), psl3(q), &tuning);
         assert_eq!(g.order(), BigUint::from(psl3_order(q)), "{tuning:?}");
+        let g = build(projective_points(4, 5), psl(4, 5), &tuning);
+        assert_eq!(g.order(), psl_order(4, 5), "{tuning:?}");
+        let g = build(31 * 31, agl2(31), &tuning);
+        assert_eq!(g.order(), BigUint::from(961u64 * 960 * 930), "{tuning:?}");
     }
     // A primitive root's scaling alone is not in PSL(2,p): the completed chain still says so.
     let psl = build(

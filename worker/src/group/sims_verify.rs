@@ -51,7 +51,7 @@
 
 use super::perm::Perm;
 use super::product_replacement::ProductReplacement;
-use super::schreier_sims::{Chain, NONE, is_identity_slice};
+use super::schreier_sims::{Chain, ChainTuning, NONE, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
@@ -70,11 +70,14 @@ pub(crate) enum LemmaOutcome {
 }
 
 /// More orbits of `H` on `Δ` than this and the lemma declines (each needs its stabiliser).
-const MAX_H_ORBITS: usize = 64;
+const MAX_H_ORBITS: usize = 1024;
 
 /// Orbits of `H` needing a rebuilt chain of `H` (their point is neither fixed by `H` nor the
 /// next base point) above which the lemma declines.
-const MAX_REBUILT_CHAINS: usize = 8;
+const MAX_REBUILT_CHAINS: usize = 64;
+
+/// Random elements a rebuilt chain of `H` is expected to take, for the lemma's cost estimate.
+const REBUILD_ELEMENTS: u64 = 40;
 
 /// Random elements of `P` tried as `z` after the level's generators and tree labels.
 const RANDOM_Z_TRIES: usize = 8;
@@ -300,87 +303,107 @@ pub(crate) fn prove_level(
     let Some(z) = choose_z(&at, seed, ctx)? else {
         return Ok(LemmaOutcome::NotApplicable);
     };
-    // Step 3: each orbit's point and view; orbit 0 is {α}.
+    // Step 3: each orbit's point and how it is seen; orbit 0 is {α}. Rebuilt chains are made
+    // only once the tests are known to be affordable, except for the orbit of γ = α^{z⁻¹}.
     let next_base = chain.levels.get(level + 1).map(|l| l.base_point);
     let next_orbit = next_base
         .map(|b| lvl.pos[b as usize])
         .filter(|&k| k != NONE)
         .map(|k| h_orbit[k as usize]);
-    let h_order = chain.order_from(level + 1);
     // The random elements' state is gone; the scratch stays.
     held -= slots * perm_bytes;
     let mut points = h_reps.clone();
-    let mut views: Vec<OrbitView> = Vec::with_capacity(h_reps.len());
-    let mut rebuilt = 0;
+    let mut views: Vec<Option<OrbitView>> = Vec::with_capacity(h_reps.len());
+    let mut to_rebuild = 0;
     for (j, &p) in h_reps.iter().enumerate() {
-        ctx.check()?;
         if at.h_gens.iter().all(|g| g.image(p) == p) {
-            views.push(OrbitView::Fixed);
+            views.push(Some(OrbitView::Fixed));
         } else if next_orbit == Some(j as u32) {
             points[j] = next_base.expect("the next level exists");
-            views.push(OrbitView::NextLevel);
+            views.push(Some(OrbitView::NextLevel));
         } else {
-            rebuilt += 1;
-            if rebuilt > MAX_REBUILT_CHAINS {
-                return Ok(LemmaOutcome::NotApplicable);
-            }
-            let gens: Vec<Perm> = at.h_gens.iter().map(|&g| g.clone()).collect();
-            let built = match Chain::build_with_known_order(
-                n,
-                &gens,
-                p,
-                &h_order,
-                budget - held,
-                seed ^ u64::from(p),
-                ctx,
-                chain.tuning(),
-            ) {
-                Ok(built) => built,
-                Err(SolveError::LimitExceeded { .. }) => return Ok(LemmaOutcome::NotApplicable),
-                Err(e) => return Err(e),
-            };
-            let Some(c) = built else {
-                return Ok(LemmaOutcome::NotApplicable);
-            };
-            held += c.bytes();
-            *peak = (*peak).max(held);
-            views.push(OrbitView::Rebuilt(Box::new(c)));
+            to_rebuild += 1;
+            views.push(None);
         }
     }
-    // Step 4: γ = α^{z⁻¹} and generators of H_γ = h_γ⁻¹ H_{p} h_γ; then one stabiliser's
-    // generators at a time.
-    let stab_counts: Vec<usize> = views.iter().map(|v| at.stabiliser_gen_count(v)).collect();
-    let gamma_count =
-        stab_counts[h_orbit[lvl.pos[z.inverse().image(at.alpha) as usize] as usize] as usize];
-    let most = stab_counts.iter().max().copied().unwrap_or(0);
-    held = held.saturating_add(((gamma_count + most) as u64).saturating_mul(perm_bytes));
+    if to_rebuild > MAX_REBUILT_CHAINS {
+        return Ok(LemmaOutcome::NotApplicable);
+    }
+    let h_order = chain.order_from(level + 1);
+    // A rebuilt chain serves a few representatives and its first stabiliser: Schreier trees
+    // (O(|orbit|) per level) beat explicit transversals (O(|orbit| · d)).
+    let rebuilt_tuning = ChainTuning {
+        max_explicit_entries: 0,
+        ..chain.tuning()
+    };
+    let rebuild = |p: u32, held: &mut u64| -> Result<Option<OrbitView>, SolveError> {
+        ctx.check()?;
+        let gens: Vec<Perm> = at.h_gens.iter().map(|&g| g.clone()).collect();
+        let built = match Chain::build_with_known_order(
+            n,
+            &gens,
+            p,
+            &h_order,
+            budget - *held,
+            seed ^ u64::from(p),
+            ctx,
+            rebuilt_tuning,
+        ) {
+            Ok(built) => built,
+            Err(SolveError::LimitExceeded { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        Ok(built.map(|c| {
+            *held += c.bytes();
+            OrbitView::Rebuilt(Box::new(c))
+        }))
+    };
+    // Step 4: γ = α^{z⁻¹} and generators of H_γ = h_γ⁻¹ H_{p} h_γ.
+    let z_inv = z.inverse();
+    let gamma = z_inv.image(at.alpha);
+    let j_gamma = h_orbit[lvl.pos[gamma as usize] as usize] as usize;
+    if views[j_gamma].is_none() {
+        let Some(view) = rebuild(points[j_gamma], &mut held)? else {
+            return Ok(LemmaOutcome::NotApplicable);
+        };
+        views[j_gamma] = Some(view);
+        to_rebuild -= 1;
+        *peak = (*peak).max(held);
+    }
+    let gamma_view = views[j_gamma].as_ref().expect("built above");
+    let gamma_count = at.stabiliser_gen_count(gamma_view);
+    held = held.saturating_add((gamma_count as u64).saturating_mul(perm_bytes));
     if held > budget {
         return Ok(LemmaOutcome::NotApplicable);
     }
     *peak = (*peak).max(held);
-    let z_inv = z.inverse();
-    let gamma = z_inv.image(at.alpha);
-    let j_gamma = h_orbit[lvl.pos[gamma as usize] as usize] as usize;
-    let h_gamma = at.h_rep(&views[j_gamma], gamma);
+    let h_gamma = at.h_rep(gamma_view, gamma);
     let h_gamma_inv = h_gamma.inverse();
     let gamma_gens: Vec<Perm> = at
-        .stabiliser_gens(&views[j_gamma])
+        .stabiliser_gens(gamma_view)
         .iter()
         .map(|y| h_gamma_inv.compose(y).compose(&h_gamma))
         .collect();
     let gamma_refs: Vec<&Perm> = gamma_gens.iter().collect();
     let (_, gamma_reps) = at.orbits_under(&gamma_refs);
-    // Step 5: decline if the tests would cost more than allowed.
-    let tests = stab_counts.iter().sum::<usize>()
-        + gamma_gens.len()
-        + gamma_reps.len()
-        + chain.level_generators(level).count();
-    let depth_sum: u64 = (level..chain.levels.len())
+    // Step 5: decline if the tests (and the chains still to rebuild) would cost more than
+    // allowed; an orbit not yet seen is counted with as many stabiliser generators as `H` has.
+    let unseen = at.h_gens.len();
+    let stab_tests: usize = views
+        .iter()
+        .skip(1)
+        .map(|v| v.as_ref().map_or(unseen, |v| at.stabiliser_gen_count(v)))
+        .sum();
+    let tests =
+        stab_tests + gamma_gens.len() + gamma_reps.len() + chain.level_generators(level).count();
+    let h_depth: u64 = (level + 1..chain.levels.len())
         .map(|l| chain.level_depth_of(l) + 1)
-        .sum::<u64>()
-        + chain.level_depth_of(level)
-        + views
+        .sum();
+    let depth_sum = h_depth
+        + 2 * chain.level_depth_of(level)
+        + 2 * views
             .iter()
+            .flatten()
             .map(|v| match v {
                 OrbitView::Rebuilt(c) => c.level_depth_of(0),
                 OrbitView::NextLevel => chain.level_depth_of(level + 1),
@@ -388,12 +411,38 @@ pub(crate) fn prove_level(
             })
             .max()
             .unwrap_or(0);
+    let rebuild_work = (to_rebuild as u64)
+        .saturating_mul(REBUILD_ELEMENTS)
+        .saturating_mul(n as u64)
+        .saturating_mul(h_depth + 2);
     let work = (tests as u64)
         .saturating_mul(n as u64)
-        .saturating_mul(depth_sum + 4);
+        .saturating_mul(depth_sum + 4)
+        .saturating_add(rebuild_work);
     if work > max_work {
         return Ok(LemmaOutcome::TooCostly);
     }
+    // Step 6: the other orbits' chains; then one stabiliser's generators at a time.
+    for j in 0..views.len() {
+        if views[j].is_none() {
+            let Some(view) = rebuild(points[j], &mut held)? else {
+                return Ok(LemmaOutcome::NotApplicable);
+            };
+            views[j] = Some(view);
+            *peak = (*peak).max(held);
+        }
+    }
+    let views: Vec<OrbitView> = views.into_iter().flatten().collect();
+    let most = views
+        .iter()
+        .map(|v| at.stabiliser_gen_count(v))
+        .max()
+        .unwrap_or(0);
+    held = held.saturating_add((most as u64).saturating_mul(perm_bytes));
+    if held > budget {
+        return Ok(LemmaOutcome::NotApplicable);
+    }
+    *peak = (*peak).max(held);
     // Condition 1: r_j H_{p_j} r_j⁻¹ ⊆ H.
     for (j, view) in views.iter().enumerate().skip(1) {
         let r = at.level_rep(points[j]);
@@ -471,7 +520,6 @@ fn choose_z(at: &Level<'_>, seed: u64, ctx: &SolveContext) -> Result<Option<Perm
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::group::schreier_sims::ChainTuning;
     use num_bigint::BigUint;
 
     fn perm(text: &str, d: usize) -> Perm {
