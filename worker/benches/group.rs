@@ -18,6 +18,8 @@ use orbit_worker::group::{LevelProof, Perm, PermGroup};
 
 #[path = "../tests/common/classical_groups.rs"]
 mod classical_groups;
+
+use classical_groups::{from_fn, psl2};
 use orbit_worker::{Limits, SolveContext};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -312,48 +314,15 @@ fn s3_power(k: usize) -> Vec<Perm> {
         .collect()
 }
 
-fn from_fn(d: usize, f: impl Fn(u64) -> u64) -> Perm {
-    Perm::from_images((0..d as u64).map(|x| f(x) as u32).collect(), "bench").expect("a permutation")
-}
-
 /// D_n: the rotation x -> x+1 and the reflection x -> -x of Z/n.
 fn dihedral(n: usize) -> Vec<Perm> {
     let m = n as u64;
     vec![from_fn(n, |x| (x + 1) % m), from_fn(n, |x| (m - x) % m)]
 }
 
-fn pow_mod(mut b: u64, mut e: u64, m: u64) -> u64 {
-    let mut acc = 1;
-    b %= m;
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = acc * b % m;
-        }
-        b = b * b % m;
-        e >>= 1;
-    }
-    acc
-}
-
 /// AGL(1, p) = <x -> x+1, x -> gx> for a primitive root g mod the prime p (order p(p-1)).
 fn agl1(p: u64) -> Vec<Perm> {
-    let mut factors = Vec::new();
-    let (mut r, mut q) = (p - 1, 2);
-    while q * q <= r {
-        if r.is_multiple_of(q) {
-            factors.push(q);
-            while r.is_multiple_of(q) {
-                r /= q;
-            }
-        }
-        q += 1;
-    }
-    if r > 1 {
-        factors.push(r);
-    }
-    let g = (2..p)
-        .find(|&g| factors.iter().all(|&q| pow_mod(g, (p - 1) / q, p) != 1))
-        .expect("root");
+    let g = classical_groups::primitive_root(p);
     let n = p as usize;
     vec![from_fn(n, |x| (x + 1) % p), from_fn(n, |x| g * x % p)]
 }
@@ -394,23 +363,6 @@ fn psl2_times_cyclic(p: u64, m: usize) -> Vec<Perm> {
     vec![
         classical_groups::juxtapose(&[&a[0], &cycle]),
         classical_groups::juxtapose(&[&a[1], &id]),
-    ]
-}
-
-/// PSL(2, p) on the projective line (point p = infinity): x -> x+1, x -> -1/x.
-fn psl2(p: u64) -> Vec<Perm> {
-    let n = (p + 1) as usize;
-    vec![
-        from_fn(n, |x| if x == p { p } else { (x + 1) % p }),
-        from_fn(n, |x| {
-            if x == p {
-                0
-            } else if x == 0 {
-                p
-            } else {
-                (p - pow_mod(x, p - 2, p)) % p
-            }
-        }),
     ]
 }
 
@@ -587,6 +539,7 @@ fn proof_summary(g: &PermGroup) -> String {
             LevelProof::SchreierGenerators => "Schreier",
             LevelProof::OneGeneratorLemma => "lemma",
             LevelProof::LevelNormalSeries => "series",
+            LevelProof::BlockSystem => "blocks",
             LevelProof::WholeGroupNormalSeries => "whole-group series",
             LevelProof::KnownOrder => "known order",
         })

@@ -121,11 +121,12 @@ fn group_random_small_groups_match_brute_force_with_schreier_trees() {
     random_small_groups_match_brute_force(2028, 200, &tuning);
 }
 
-/// The structural level proofs (Sims's one-generator lemma, a normal series of each level) tried
+/// The structural level proofs (Sims's one-generator lemma, a normal series of each level, a block
+/// system) tried
 /// on every level, after a random phase cut short (a streak of 0, 1 or 2 identity sifts), so that
 /// the chains they are given are often incomplete and the proofs must find the missing strong
 /// generators; explicit transversals, Schreier trees and a mix. Each proof alone (with the
-/// Schreier-generator fallback where it does not apply), and both.
+/// Schreier-generator fallback where it does not apply), and all of them.
 #[test]
 fn group_random_small_groups_match_brute_force_with_level_proofs() {
     let configs = [
@@ -134,6 +135,8 @@ fn group_random_small_groups_match_brute_force_with_level_proofs() {
         (2031, 0, 20, LevelProofPolicy::NormalSeriesOnly),
         (2032, 2, 0, LevelProofPolicy::NormalSeriesOnly),
         (2033, 1, 20, LevelProofPolicy::Always),
+        (2034, 0, 0, LevelProofPolicy::BlockSystemOnly),
+        (2035, 1, u64::MAX, LevelProofPolicy::BlockSystemOnly),
     ];
     for (seed, streak, explicit, policy) in configs {
         let tuning = GroupTuning {
@@ -145,13 +148,16 @@ fn group_random_small_groups_match_brute_force_with_level_proofs() {
         let proofs = random_small_groups_match_brute_force(seed, 400, &tuning);
         // The structural proofs must really have run (not only the Schreier-generator fallback).
         let count = |p| proofs.get(&p).copied().unwrap_or(0);
-        let (lemma, series) = (
+        let (lemma, series, blocks) = (
             count(LevelProof::OneGeneratorLemma),
             count(LevelProof::LevelNormalSeries),
+            count(LevelProof::BlockSystem),
         );
+        println!("seed {seed}, {policy:?}: {proofs:?}");
         match policy {
-            LevelProofPolicy::LemmaOnly => assert!(lemma > 300 && series == 0, "{proofs:?}"),
-            LevelProofPolicy::NormalSeriesOnly => assert!(series > 100 && lemma == 0, "{proofs:?}"),
+            LevelProofPolicy::LemmaOnly => assert!(lemma > 300 && series + blocks == 0),
+            LevelProofPolicy::NormalSeriesOnly => assert!(series > 100 && lemma + blocks == 0),
+            LevelProofPolicy::BlockSystemOnly => assert!(blocks > 20 && lemma + series == 0),
             _ => assert!(lemma > 300, "{proofs:?}"),
         }
     }

@@ -3,15 +3,14 @@
 //! formulas (|D_n| = 2n, |AGL(1,p)| = p(p-1), |PSL(2,p)| = p(p²-1)/2), and membership is decided
 //! from the definitions (affine maps x -> ax+b, rotations/reflections of the n-gon).
 
+mod common;
+
+use common::classical_groups::{from_fn, pow_mod, primitive_root, psl2};
 use num_bigint::BigUint;
 use orbit_worker::group::{GroupTuning, Perm, PermGroup};
 use orbit_worker::{Limits, SolveContext, SolveError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-fn from_fn(n: usize, f: impl Fn(u64) -> u64) -> Perm {
-    Perm::from_images((0..n as u64).map(|x| f(x) as u32).collect(), "test").expect("a permutation")
-}
 
 fn build(n: usize, gens: Vec<Perm>, tuning: &GroupTuning) -> PermGroup {
     PermGroup::new_with_tuning(
@@ -32,41 +31,6 @@ fn rotation(n: usize, k: u64) -> Perm {
 fn reflection(n: usize, k: u64) -> Perm {
     let n64 = n as u64;
     from_fn(n, |x| (k + n64 - x) % n64)
-}
-
-fn pow_mod(mut b: u64, mut e: u64, m: u64) -> u64 {
-    let mut acc = 1;
-    b %= m;
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = acc * b % m;
-        }
-        b = b * b % m;
-        e >>= 1;
-    }
-    acc
-}
-
-/// The least primitive root modulo the prime p.
-fn primitive_root(p: u64) -> u64 {
-    let mut factors = Vec::new();
-    let mut r = p - 1;
-    let mut q = 2;
-    while q * q <= r {
-        if r.is_multiple_of(q) {
-            factors.push(q);
-            while r.is_multiple_of(q) {
-                r /= q;
-            }
-        }
-        q += 1;
-    }
-    if r > 1 {
-        factors.push(r);
-    }
-    (2..p)
-        .find(|&g| factors.iter().all(|&q| pow_mod(g, (p - 1) / q, p) != 1))
-        .expect("a root exists")
 }
 
 fn check_dihedral(n: usize, tuning: &GroupTuning, rng: &mut ChaCha8Rng) {
@@ -172,25 +136,8 @@ fn group_direct_product_of_dihedral_and_cyclic() {
     assert!(!g.contains(&Perm::parse_cycles(&format!("(1,{})", n + 1), d).expect("valid")));
 }
 
-/// PSL(2, p) on the projective line (point p = infinity): x -> x+1 and x -> -1/x. Simple, so no
-/// normal-series certificate: the chain is proven by sifting every Schreier generator, here
-/// through Schreier trees (forced) and through explicit transversals.
-fn psl2(p: u64) -> Vec<Perm> {
-    let n = (p + 1) as usize;
-    let inf = p;
-    let shift = from_fn(n, |x| if x == inf { inf } else { (x + 1) % p });
-    let inv = from_fn(n, |x| {
-        if x == inf {
-            0
-        } else if x == 0 {
-            inf
-        } else {
-            (p - pow_mod(x, p - 2, p)) % p
-        }
-    });
-    vec![shift, inv]
-}
-
+/// PSL(2, p) (x -> x+1 and x -> -1/x on the projective line), through Schreier trees (forced)
+/// and through explicit transversals.
 #[test]
 fn group_psl2_with_schreier_trees_and_explicit_transversals() {
     let p = 1009u64;

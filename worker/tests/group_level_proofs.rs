@@ -1,7 +1,8 @@
 //! Large-degree groups whose chains are proven level by level by the structural proofs (Sims's
-//! one-generator lemma, a normal series of a level) instead of sifting every Schreier generator:
-//! PSL(2, p), PGL(2, p), PSL(3, q), PSL(4, q), AGL(2, p), and products of PSL(2, p) with cyclic
-//! groups and with each other.
+//! one-generator lemma, a normal series of a level, a block system) instead of sifting every
+//! Schreier generator:
+//! PSL(2, p), PGL(2, p), PSL(3, q), PSL(4, q), AGL(2, p) (whose GL(2, p) level is proven through
+//! its block system of lines), and products of PSL(2, p) with cyclic groups and with each other.
 //! Independent oracles: the orders are textbook formulas, and membership is decided from the
 //! definitions (a Möbius map lies in PSL(2, p) iff its determinant is a square; a matrix acts as an
 //! element of PSL(3, q) iff its determinant is a cube). The proofs used are checked too, so that a
@@ -157,6 +158,12 @@ fn group_agl2_on_the_affine_plane() {
         // Swapping two vectors only is not affine.
         let swap = Perm::parse_cycles("(1,2)", (p * p) as usize).expect("valid");
         assert!(!g.contains(&swap));
+        if p > 100 {
+            // GL(2,p) on the non-zero vectors: the stabiliser of two independent vectors is
+            // trivial (the lemma would need p² tests), so the level is proven through the block
+            // system of lines.
+            assert!(uses(&g, LevelProof::BlockSystem), "{:?}", g.level_proofs());
+        }
     }
 }
 
@@ -221,6 +228,7 @@ fn group_incomplete_chains_are_completed_by_the_level_proofs() {
         (0, LevelProofPolicy::Always),
         (1, LevelProofPolicy::LemmaOnly),
         (1, LevelProofPolicy::NormalSeriesOnly),
+        (0, LevelProofPolicy::BlockSystemOnly),
     ] {
         let tuning = GroupTuning {
             random_phase_streak: streak,
@@ -238,10 +246,14 @@ fn group_incomplete_chains_are_completed_by_the_level_proofs() {
         assert_eq!(pgl.order(), BigUint::from(p * (p * p - 1)), "{tuning:?}");
     }
     let q = 7;
-    for streak in [0, 1] {
+    for (streak, policy) in [
+        (0, LevelProofPolicy::Always),
+        (1, LevelProofPolicy::Always),
+        (0, LevelProofPolicy::BlockSystemOnly),
+    ] {
         let tuning = GroupTuning {
             random_phase_streak: streak,
-            level_proofs: LevelProofPolicy::Always,
+            level_proofs: policy,
             ..GroupTuning::default()
         };
         let g = build(plane_points(q), psl3(q), &tuning);

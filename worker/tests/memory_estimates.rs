@@ -504,10 +504,15 @@ fn group_construction_stays_within_its_fixed_bound_and_chain_charge() {
         ),
     ];
     let mut cases = cases;
-    // Chains proven by the structural proofs (Sims's one-generator lemma, level normal series),
-    // which hold permutations and subgroup chains beside the chain.
+    // Chains proven by the structural proofs (Sims's one-generator lemma, level normal series,
+    // block systems), which hold permutations and subgroup chains beside the chain.
     cases.push(("PSL(2,10007)", 10_008, classical_groups::psl2(10_007)));
     cases.push(("PSL(3,31)", 993, classical_groups::psl3(31)));
+    cases.push((
+        "AGL(2,101) (a block-system level)",
+        10_201,
+        classical_groups::agl2(101),
+    ));
     cases.push(("PSL(2,1009) x PSL(2,1013)", 2024, {
         let (a, b) = (classical_groups::psl2(1009), classical_groups::psl2(1013));
         vec![

@@ -11,17 +11,21 @@
 //!   and membership from the orbits, linkage bijections and parities, a chain only for the other
 //!   orbits; see `giant_product`), otherwise runs random
 //!   Schreier–Sims and then proves the chain complete — by an order certificate from a normal
-//!   series of the generators when one exists and completion would be expensive, else by a
-//!   deterministic completion that sifts every Schreier generator — so an answer is never a
-//!   guess. Levels whose explicit coset representatives would be large (orbit length × degree)
-//!   keep shallow Schreier trees (Schreier vectors) instead, so small-base groups of degree
-//!   100,000 fit in tens of MiB.
+//!   series of the generators when one exists and the rest would be expensive, else level by
+//!   level from the deepest up: by Sims's one-generator lemma (`sims_verify`: a few membership
+//!   tests where a level's two-point stabiliser is large), by a normal series of the level
+//!   (solvable levels, extensions of a deeper level's group), through a block system
+//!   (`block_system`: imprimitive levels such as GL(2, p) on vectors), or by sifting every
+//!   Schreier generator — so an answer is never a guess. Levels whose explicit coset representatives
+//!   would be large (orbit length × degree) keep shallow Schreier trees (Schreier vectors)
+//!   instead, so small-base groups of degree 100,000 fit in tens of MiB.
 //! - [`solve_group`], [`parse_group_text`]: the job-level API used by the server and the CLI.
 //!
 //! References: Á. Seress, *Permutation Group Algorithms*, Cambridge University Press, 2003;
 //! D. F. Holt, B. Eick, E. A. O'Brien, *Handbook of Computational Group Theory*, CRC, 2005;
 //! C. C. Sims, "Computational methods in the study of permutation groups", 1970.
 
+mod block_system;
 mod cycle_notation;
 mod cyclic;
 mod giant_product;

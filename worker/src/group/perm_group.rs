@@ -39,16 +39,18 @@ pub struct GroupTuning {
     /// Schreier tree (a Schreier vector: O(orbit length) integers, O(d · depth) sifting).
     /// `0` forces Schreier trees everywhere.
     pub max_explicit_transversal_entries: u64,
-    /// Always try the normal-series order certificate before deterministic completion (by default
-    /// it is tried only when completion would be expensive).
+    /// Always try the whole-group normal-series order certificate before the level proofs (by
+    /// default it is tried only when sifting every level's Schreier generators would be
+    /// expensive).
     pub always_try_order_certificate: bool,
     /// Try to prove an intransitive group a *giant product* (its action on each orbit of at least
     /// 8 points `Alt` or `Sym`, linked or not, the other orbits handled by the ordinary engine)
     /// before Schreier–Sims. `false` forces the stabiliser chain; tests compare the two.
     pub recognise_giant_products: bool,
     /// Where the structural proofs of a chain level (Sims's one-generator lemma, a normal series
-    /// of the level) are tried before sifting all its Schreier generators: by default only where
-    /// that would be expensive; tests force them everywhere to check them against brute force.
+    /// of the level, a block system) are tried before sifting all its Schreier generators: by
+    /// default only where that would be expensive; tests force them everywhere to check them
+    /// against brute force.
     pub level_proofs: LevelProofPolicy,
     /// Consecutive random elements that must sift to the identity before random Schreier–Sims
     /// stops and the proof of completeness starts (default 12). Small values leave the chain
@@ -334,10 +336,12 @@ impl PermGroup {
     /// exact bijection search; the parities by GF(2) elimination; a chain only for the other
     /// orbits, see `giant_product`); otherwise runs random
     /// Schreier–Sims followed by a proof that the chain is complete: an upper bound on the order
-    /// from a normal series of the generators (tried when the next step would be expensive), or
-    /// deterministic completion (every Schreier generator sifted); so the result is exact either
-    /// way. A chain level keeps explicit coset representatives while `orbit length × degree` is
-    /// small and a shallow Schreier tree (Schreier vector) otherwise.
+    /// from a normal series of the generators (tried when the next step would be expensive), or,
+    /// level by level from the deepest up, Sims's one-generator lemma, a normal series of the
+    /// level, a block system, or every Schreier generator sifted (see
+    /// [`PermGroup::level_proofs`]); so the result
+    /// is exact either way. A chain level keeps explicit coset representatives while
+    /// `orbit length × degree` is small and a shallow Schreier tree (Schreier vector) otherwise.
     ///
     /// Arguments: `degree` the number of points; `generators` permutations of that degree (an
     /// empty list gives the trivial group); `ctx` for cancellation and progress; `limits` for the
@@ -351,8 +355,11 @@ impl PermGroup {
     /// plus O(n · k) per candidate linking bijection (at most `n` per pair of equal orbits of `n`
     /// points), the factorials, and the engine on the other orbits; otherwise random Schreier–Sims
     /// (nearly linear in d for small-base groups) plus either the certificate (a few more random
-    /// runs for subgroups) or deterministic completion O(Σ_i |Δ_i| · |S^(i)| · d · Σ_j depth_j)
-    /// time, where `depth_j` is 1 for an explicit level and O(log |G|) for a Schreier tree;
+    /// runs for subgroups) or the level proofs: O(d · Σ_j depth_j) per membership test of the
+    /// lemma (their number depends on the orbits of the point and two-point stabilisers, not on
+    /// `|Δ_i|`) or a few random runs for a level's series, and O(|Δ_i| · |S^(i)| · d · Σ_j depth_j)
+    /// for a level proven by its Schreier generators, where `depth_j` is 1 for an explicit level
+    /// and O(log |G|) for a Schreier tree;
     /// memory O(d · (|B| + |S|) + Σ_i |Δ_i|) plus `d · |Δ_i|` for each explicit level.
     ///
     /// ```
@@ -520,6 +527,7 @@ impl PermGroup {
             always_try_certificate: tuning.always_try_order_certificate,
             level_proofs: tuning.level_proofs,
             random_streak: tuning.random_phase_streak,
+            ..ChainTuning::default()
         };
         let chain = Chain::build(
             inner_degree,

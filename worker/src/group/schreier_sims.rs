@@ -23,7 +23,10 @@
 //!      stabiliser, not on the orbit length;
 //!    - **a normal series of the level** ([`super::normal_series::level_order_at_most`]):
 //!      an upper bound on `|<S^(i)>|` from a deeper level's group or a cyclic group extended by
-//!      normalising elements (commutators and generators), equal to `Π_{l >= i} |Δ_l|`.
+//!      normalising elements (commutators and generators), equal to `Π_{l >= i} |Δ_l|`;
+//!    - **a block system** ([`super::block_system`]): `|<S^(i)>|` computed exactly by a chain of
+//!      the level's group acting on the points and on the blocks of the point stabiliser's fixed
+//!      points, whose first level is the (smaller, often 2-transitive) action on the blocks.
 //!
 //!    A failed membership test in any of them yields an element of `<S^(i)>_{b_i}` outside `H`:
 //!    its residue becomes a new strong generator and the changed deeper levels are proven again.
@@ -102,24 +105,31 @@ const DIRECT_LEVEL_WORK: u64 = 2_000_000;
 /// this fraction of the Schreier generators' (few tests, whatever the orbit length).
 const LEMMA_ADVANTAGE: u64 = 64;
 
+/// Integer operations per point of the degree that proving a level through a block system is
+/// expected to cost (a chain of the level's group on the points and the blocks): the lemma is
+/// tried first when its tests cost less.
+const BLOCK_SYSTEM_WORK_PER_POINT: u64 = 2_000;
+
 /// Consecutive random elements sifting to the identity after which a chain of a group of known
 /// order that has not reached that order is given up ([`Chain::build_with_known_order`]).
 const KNOWN_ORDER_PATIENCE: usize = 200;
 
 /// Where a chain's levels try the structural proofs (Sims's one-generator lemma, a normal series
-/// of the level) before sifting their Schreier generators. Every choice gives the same, proven
+/// of the level, a block system) before sifting their Schreier generators. Every choice gives the same, proven
 /// answers; only the time differs. The choices other than the default are for tests, which check
 /// each proof against brute force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LevelProofPolicy {
     /// Only on levels whose Schreier generators would be expensive to sift (the default).
     WhereExpensive,
-    /// On every level: the lemma, then the normal series.
+    /// On every level: the lemma, the normal series, the block system.
     Always,
     /// On every level, only the lemma.
     LemmaOnly,
     /// On every level, only the normal series.
     NormalSeriesOnly,
+    /// On every level, only the block system.
+    BlockSystemOnly,
 }
 
 /// How a level of the chain was proven complete (`<S^(i)>_{b_i} = <S^(i+1)>`, the deeper levels
@@ -133,6 +143,10 @@ pub enum LevelProof {
     /// An upper bound on the level's group order from a normal series (a deeper level's group or
     /// a cyclic group, extended by normalising elements) equal to the chain's product.
     LevelNormalSeries,
+    /// The level's group order, computed exactly by a chain of its action on the points and on a
+    /// block system (the blocks of the point stabiliser's fixed points), equal to the chain's
+    /// product.
+    BlockSystem,
     /// The whole chain at once, by an upper bound on `|G|` from a normal series of the generators.
     WholeGroupNormalSeries,
     /// The whole chain at once: the product of its orbit lengths equals an order known beforehand
@@ -146,10 +160,14 @@ pub(crate) struct ChainTuning {
     /// A level stores explicit inverse representatives while `orbit length × degree` is at most
     /// this; beyond it only the Schreier tree.
     pub(crate) max_explicit_entries: u64,
-    /// Try the normal-series order certificate even when deterministic completion looks cheap.
+    /// Try the whole-group normal-series certificate even when the level proofs look cheap.
     pub(crate) always_try_certificate: bool,
-    /// Where the structural level proofs (one-generator lemma, level normal series) are tried.
+    /// Where the structural level proofs (one-generator lemma, level normal series, block
+    /// system) are tried.
     pub(crate) level_proofs: LevelProofPolicy,
+    /// Whether a level may be proven through a block system ([`super::block_system`]); off in
+    /// the chain that proof builds, so that it does not recurse.
+    pub(crate) block_proofs: bool,
     /// Consecutive random elements that must sift to the identity before the random phase stops;
     /// small values leave chains incomplete for the proofs to finish (tests).
     pub(crate) random_streak: usize,
@@ -161,6 +179,7 @@ impl Default for ChainTuning {
             max_explicit_entries: DEFAULT_MAX_EXPLICIT_ENTRIES,
             always_try_certificate: false,
             level_proofs: LevelProofPolicy::WhereExpensive,
+            block_proofs: true,
             random_streak: RANDOM_STREAK,
         }
     }
@@ -345,7 +364,23 @@ impl Chain {
         ctx: &SolveContext,
         tuning: ChainTuning,
     ) -> Result<Chain, SolveError> {
-        let mut chain = Chain::build_random(n, generators, budget_bytes, seed, ctx, tuning)?;
+        Chain::build_from(n, generators, None, budget_bytes, seed, ctx, tuning)
+    }
+
+    /// [`build`](Self::build) with the first base point `b0` (a point some generator moves) when
+    /// given.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn build_from(
+        n: usize,
+        generators: &[Perm],
+        b0: Option<u32>,
+        budget_bytes: u64,
+        seed: u64,
+        ctx: &SolveContext,
+        tuning: ChainTuning,
+    ) -> Result<Chain, SolveError> {
+        let mut chain =
+            Chain::build_random_from(n, generators, b0, budget_bytes, seed, ctx, tuning)?;
         if chain.levels.is_empty() {
             return Ok(chain);
         }
@@ -395,7 +430,20 @@ impl Chain {
         ctx: &SolveContext,
         tuning: ChainTuning,
     ) -> Result<Chain, SolveError> {
-        let first = generators.iter().find_map(Perm::first_moved_point);
+        Chain::build_random_from(n, generators, None, budget_bytes, seed, ctx, tuning)
+    }
+
+    /// [`build_random`](Self::build_random) with the first base point `b0` when given.
+    fn build_random_from(
+        n: usize,
+        generators: &[Perm],
+        b0: Option<u32>,
+        budget_bytes: u64,
+        seed: u64,
+        ctx: &SolveContext,
+        tuning: ChainTuning,
+    ) -> Result<Chain, SolveError> {
+        let first = b0.or_else(|| generators.iter().find_map(Perm::first_moved_point));
         let Some(b0) = first else {
             return Ok(Chain::new(n, budget_bytes, tuning));
         };
@@ -483,8 +531,8 @@ impl Chain {
             .product()
     }
 
-    /// Rough integer operations of deterministic completion: Schreier generators times the cost
-    /// of forming and sifting one.
+    /// Rough integer operations of proving every level by its Schreier generators: their number
+    /// times the cost of forming and sifting one.
     fn completion_work_estimate(&self) -> u64 {
         let n = self.n as u64;
         let sift: u64 = self.levels.iter().map(|l| self.level_depth(l) + 1).sum();
@@ -961,64 +1009,67 @@ impl Chain {
         let direct = self.schreier_generator_work(level);
         let policy = self.tuning.level_proofs;
 
-        let (lemma_allowed, series_allowed) = match policy {
+        let (lemma_allowed, series_allowed, blocks_allowed) = match policy {
             LevelProofPolicy::WhereExpensive => {
                 let expensive = direct > DIRECT_LEVEL_WORK;
-                (expensive, expensive)
+                (expensive, expensive, expensive)
             }
-            LevelProofPolicy::Always => (true, true),
-            LevelProofPolicy::LemmaOnly => (true, false),
-            LevelProofPolicy::NormalSeriesOnly => (false, true),
+            LevelProofPolicy::Always => (true, true, true),
+            LevelProofPolicy::LemmaOnly => (true, false, false),
+            LevelProofPolicy::NormalSeriesOnly => (false, true, false),
+            LevelProofPolicy::BlockSystemOnly => (false, false, true),
         };
+        let blocks_allowed = blocks_allowed && self.tuning.block_proofs;
         let forced = policy != LevelProofPolicy::WhereExpensive;
-        if lemma_allowed || series_allowed {
+        if lemma_allowed || series_allowed || blocks_allowed {
             let seed = seed ^ (level as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            // The lemma when its tests are few (a fraction of the Schreier generators' cost),
-            // then the normal series, then the lemma at any cost below the Schreier generators'.
+            // In order: the lemma when its tests are few (a fraction of the Schreier generators'
+            // cost); the level's normal series; the lemma when its tests cost less than the
+            // block system is expected to; the block system; the lemma at any cost below the
+            // Schreier generators'.
             let (cheap, any) = if forced {
                 (u64::MAX, u64::MAX)
             } else {
                 ((direct / LEMMA_ADVANTAGE).max(DIRECT_LEVEL_WORK), direct)
             };
-            let mut lemma = if lemma_allowed {
-                self.lemma(level, cheap, buf, seed, ctx)?
-            } else {
-                LemmaOutcome::NotApplicable
-            };
-            match lemma {
-                LemmaOutcome::Proven => {
-                    self.levels[level].proof = Some(LevelProof::OneGeneratorLemma);
-                    return Ok(None);
+            let mut lemma_work = None;
+            if lemma_allowed {
+                match self.lemma(level, cheap, buf, seed, ctx)? {
+                    LemmaOutcome::TooCostly(work) => lemma_work = Some(work),
+                    out => {
+                        if let Some(done) = self.settle(level, out, LevelProof::OneGeneratorLemma) {
+                            return Ok(done);
+                        }
+                    }
                 }
-                LemmaOutcome::Residue(j) => return Ok(Some(j)),
-                LemmaOutcome::NotApplicable | LemmaOutcome::TooCostly => {}
             }
-            // `Π_{l >= level} |Δ_l| <= |<S^(level)>|` always; an upper bound equal to it proves
-            // the level (and the deeper levels are proven already).
-            let target = self.order_from(level);
-            let mut peak = 0;
-            let bounded = series_allowed
-                && match super::normal_series::level_order_at_most(
-                    self, level, &target, seed, ctx, &mut peak,
-                ) {
-                    Ok(bounded) => bounded,
-                    Err(SolveError::LimitExceeded { .. }) => false,
-                    Err(e) => return Err(e),
-                };
-            self.proof_peak = self.proof_peak.max(peak);
-            if bounded {
+            if series_allowed && self.level_series(level, seed, ctx)? {
                 self.levels[level].proof = Some(LevelProof::LevelNormalSeries);
                 return Ok(None);
             }
-            if lemma == LemmaOutcome::TooCostly {
-                lemma = self.lemma(level, any, buf, seed, ctx)?;
-                match lemma {
-                    LemmaOutcome::Proven => {
-                        self.levels[level].proof = Some(LevelProof::OneGeneratorLemma);
-                        return Ok(None);
-                    }
-                    LemmaOutcome::Residue(j) => return Ok(Some(j)),
-                    LemmaOutcome::NotApplicable | LemmaOutcome::TooCostly => {}
+            let moderate = self.n as u64 * BLOCK_SYSTEM_WORK_PER_POINT;
+            if let Some(work) = lemma_work
+                && work <= any
+                && (work <= moderate || !blocks_allowed)
+            {
+                lemma_work = None;
+                let out = self.lemma(level, any, buf, seed, ctx)?;
+                if let Some(done) = self.settle(level, out, LevelProof::OneGeneratorLemma) {
+                    return Ok(done);
+                }
+            }
+            if blocks_allowed {
+                let out = self.block_system(level, buf, seed, ctx)?;
+                if let Some(done) = self.settle(level, out, LevelProof::BlockSystem) {
+                    return Ok(done);
+                }
+            }
+            if let Some(work) = lemma_work
+                && work <= any
+            {
+                let out = self.lemma(level, any, buf, seed, ctx)?;
+                if let Some(done) = self.settle(level, out, LevelProof::OneGeneratorLemma) {
+                    return Ok(done);
                 }
             }
         }
@@ -1027,6 +1078,62 @@ impl Chain {
             self.levels[level].proof = Some(LevelProof::SchreierGenerators);
         }
         Ok(found)
+    }
+
+    /// What a structural proof's outcome means for [`prove_level`](Self::prove_level): proven
+    /// (recorded as `proof`), a residue, or `None` to try the next proof.
+    fn settle(
+        &mut self,
+        level: usize,
+        out: LemmaOutcome,
+        proof: LevelProof,
+    ) -> Option<Option<usize>> {
+        match out {
+            LemmaOutcome::Proven => {
+                self.levels[level].proof = Some(proof);
+                Some(None)
+            }
+            LemmaOutcome::Residue(j) => Some(Some(j)),
+            LemmaOutcome::NotApplicable | LemmaOutcome::TooCostly(_) => None,
+        }
+    }
+
+    /// Whether a normal series of level `level` proves it (see
+    /// [`super::normal_series::level_order_at_most`]), recording what it held beside the chain.
+    fn level_series(
+        &mut self,
+        level: usize,
+        seed: u64,
+        ctx: &SolveContext,
+    ) -> Result<bool, SolveError> {
+        // `Π_{l >= level} |Δ_l| <= |<S^(level)>|` always; an upper bound equal to it proves the
+        // level (and the deeper levels are proven already).
+        let target = self.order_from(level);
+        let mut peak = 0;
+        let bounded = match super::normal_series::level_order_at_most(
+            self, level, &target, seed, ctx, &mut peak,
+        ) {
+            Ok(bounded) => bounded,
+            Err(SolveError::LimitExceeded { .. }) => false,
+            Err(e) => return Err(e),
+        };
+        self.proof_peak = self.proof_peak.max(peak);
+        Ok(bounded)
+    }
+
+    /// The block-system proof of level `level` (see [`super::block_system`]), recording what it
+    /// held beside the chain.
+    fn block_system(
+        &mut self,
+        level: usize,
+        buf: &mut [u32],
+        seed: u64,
+        ctx: &SolveContext,
+    ) -> Result<LemmaOutcome, SolveError> {
+        let mut peak = 0;
+        let out = super::block_system::prove_level(self, level, buf, seed, ctx, &mut peak);
+        self.proof_peak = self.proof_peak.max(peak);
+        out
     }
 
     /// Sims's one-generator lemma on level `level` (see [`super::sims_verify`]), recording what it

@@ -65,8 +65,9 @@ pub(crate) enum LemmaOutcome {
     Residue(usize),
     /// The lemma does not apply here; nothing is proven.
     NotApplicable,
-    /// The lemma applies but its tests would cost more than the work allowed; nothing is proven.
-    TooCostly,
+    /// The lemma applies but its tests would cost more than the work allowed (the estimate
+    /// given); nothing is proven.
+    TooCostly(u64),
 }
 
 /// More orbits of `H` on `Δ` than this and the lemma declines (each needs its stabiliser).
@@ -420,7 +421,7 @@ pub(crate) fn prove_level(
         .saturating_mul(depth_sum + 4)
         .saturating_add(rebuild_work);
     if work > max_work {
-        return Ok(LemmaOutcome::TooCostly);
+        return Ok(LemmaOutcome::TooCostly(work));
     }
     // Step 6: the other orbits' chains; then one stabiliser's generators at a time.
     for j in 0..views.len() {
