@@ -86,7 +86,7 @@ use std::collections::HashMap;
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
-use super::giant_recognition::{MIN_DEGREE, prime_sieve, tries_for};
+use super::giant_recognition::{MIN_DEGREE, PLAIN_STREAK, prime_sieve, tries_for};
 use super::perm::Perm;
 use super::perm_group::{
     GroupTuning, PermGroup, factorial, order_bits_bound, single_group_memory_estimate,
@@ -504,10 +504,7 @@ fn prove_giant_orbits(
 }
 
 /// Orbits from this size on may be given up early (see [`prove_giant_orbits`]).
-const PLAIN_MIN_ORBIT: usize = 100;
-/// Consecutive random elements with at most two distinct cycle lengths on an orbit after which it
-/// is given up.
-const PLAIN_STREAK: usize = 12;
+const PLAIN_MIN_ORBIT: usize = super::giant_recognition::PLAIN_MIN_DEGREE;
 
 /// Groups the giant orbits into linkage classes (module documentation, step 2).
 ///

@@ -101,6 +101,10 @@ const CERTIFICATE_WORK_THRESHOLD: u64 = 200_000_000;
 /// how the level is proven (the structural proofs have fixed costs of their own).
 const DIRECT_LEVEL_WORK: u64 = 2_000_000;
 
+/// Orbits shorter than this are proven by their Schreier generators (unless a test forces the
+/// structural proofs).
+const STRUCTURAL_MIN_ORBIT: usize = 64;
+
 /// The one-generator lemma is tried before the level's normal series when its tests cost at most
 /// this fraction of the Schreier generators' (few tests, whatever the orbit length).
 const LEMMA_ADVANTAGE: u64 = 64;
@@ -1011,7 +1015,10 @@ impl Chain {
 
         let (lemma_allowed, series_allowed, blocks_allowed) = match policy {
             LevelProofPolicy::WhereExpensive => {
-                let expensive = direct > DIRECT_LEVEL_WORK;
+                // On a short orbit the Schreier generators are hardly more than the level's
+                // generators, which every proof tests anyway.
+                let expensive = direct > DIRECT_LEVEL_WORK
+                    && self.levels[level].orbit.len() >= STRUCTURAL_MIN_ORBIT;
                 (expensive, expensive, expensive)
             }
             LevelProofPolicy::Always => (true, true, true),

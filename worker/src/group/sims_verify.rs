@@ -77,8 +77,9 @@ const MAX_H_ORBITS: usize = 1024;
 /// next base point) above which the lemma declines.
 const MAX_REBUILT_CHAINS: usize = 64;
 
-/// Random elements a rebuilt chain of `H` is expected to take, for the lemma's cost estimate.
-const REBUILD_ELEMENTS: u64 = 40;
+/// Random elements a rebuilt chain of `H` is expected to take per level of `H`, for the lemma's
+/// cost estimate.
+const REBUILD_ELEMENTS_PER_LEVEL: u64 = 10;
 
 /// Random elements of `P` tried as `z` after the level's generators and tree labels.
 const RANDOM_Z_TRIES: usize = 8;
@@ -412,8 +413,11 @@ pub(crate) fn prove_level(
             })
             .max()
             .unwrap_or(0);
+    // A rebuild sifts some random elements per level of H through all of H's levels.
+    let h_levels = (chain.levels.len() - level - 1) as u64;
     let rebuild_work = (to_rebuild as u64)
-        .saturating_mul(REBUILD_ELEMENTS)
+        .saturating_mul(REBUILD_ELEMENTS_PER_LEVEL)
+        .saturating_mul(h_levels + 2)
         .saturating_mul(n as u64)
         .saturating_mul(h_depth + 2);
     let work = (tests as u64)
