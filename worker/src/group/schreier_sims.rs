@@ -89,9 +89,9 @@ const POOL_ENTRIES: u64 = 24;
 /// Integers charged per generator index a level records (`gens`, `extras`), doubled for growth.
 const INDEX_ENTRIES: u64 = 2;
 
-/// Default bound on `orbit length × degree` for explicit representatives (2^24 integers, 64 MiB
+/// Default bound on `orbit length × degree` for explicit representatives (2^22 integers, 16 MiB
 /// per level).
-pub(crate) const DEFAULT_MAX_EXPLICIT_ENTRIES: u64 = 1 << 24;
+pub(crate) const DEFAULT_MAX_EXPLICIT_ENTRIES: u64 = 1 << 22;
 
 /// Estimated integer operations of proving the chain by Schreier generators above which the
 /// whole-group normal-series certificate is tried first.
