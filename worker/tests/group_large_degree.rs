@@ -5,23 +5,14 @@
 
 mod common;
 
+use common::build;
+
 use common::classical_groups::{from_fn, pow_mod, primitive_root, psl2};
 use num_bigint::BigUint;
 use orbit_worker::group::{GroupTuning, Perm, PermGroup};
 use orbit_worker::{Limits, SolveContext, SolveError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-fn build(n: usize, gens: Vec<Perm>, tuning: &GroupTuning) -> PermGroup {
-    PermGroup::new_with_tuning(
-        n,
-        gens,
-        &SolveContext::detached(),
-        &Limits::default(),
-        tuning,
-    )
-    .expect("group builds")
-}
 
 /// Rotation x -> x + k and reflection x -> k - x of Z/n.
 fn rotation(n: usize, k: u64) -> Perm {

@@ -11,26 +11,16 @@
 
 mod common;
 
+use common::build;
+
 use common::classical_groups::{
     affine2, agl2, det, det3, juxtapose, mobius, pgl2, plane_matrix, plane_points, pow_mod,
     primitive_root, projective_matrix, projective_points, psl, psl_order, psl2, psl3, psl3_order,
 };
 use num_bigint::BigUint;
 use orbit_worker::group::{GroupTuning, LevelProof, LevelProofPolicy, Perm, PermGroup};
-use orbit_worker::{Limits, SolveContext};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-fn build(n: usize, gens: Vec<Perm>, tuning: &GroupTuning) -> PermGroup {
-    PermGroup::new_with_tuning(
-        n,
-        gens,
-        &SolveContext::detached(),
-        &Limits::default(),
-        tuning,
-    )
-    .expect("group builds")
-}
 
 /// A random invertible Möbius map of F_p with determinant a square (`square`) or not.
 fn random_mobius(p: u64, square: bool, rng: &mut ChaCha8Rng) -> Perm {

@@ -506,15 +506,7 @@ impl Chain {
             if streak >= KNOWN_ORDER_PATIENCE {
                 return Ok(None);
             }
-            ctx.check()?;
-            buf.copy_from_slice(pr.next_element().images());
-            let l = chain.sift(&mut buf, 0);
-            if l == chain.levels.len() && is_identity_slice(&buf) {
-                streak += 1;
-                continue;
-            }
-            streak = 0;
-            chain.add_residue(&buf, 1, l, ctx)?;
+            streak = chain.random_step(&mut pr, &mut buf, streak, ctx)?;
         }
         for lvl in &mut chain.levels {
             lvl.proof = Some(LevelProof::KnownOrder);
@@ -947,17 +939,28 @@ impl Chain {
         let mut buf = vec![0u32; self.n];
         let mut streak = 0;
         while streak < self.tuning.random_streak {
-            ctx.check()?;
-            buf.copy_from_slice(pr.next_element().images());
-            let l = self.sift(&mut buf, 0);
-            if l == self.levels.len() && is_identity_slice(&buf) {
-                streak += 1;
-                continue;
-            }
-            streak = 0;
-            self.add_residue(&buf, 1, l, ctx)?;
+            streak = self.random_step(&mut pr, &mut buf, streak, ctx)?;
         }
         Ok(())
+    }
+
+    /// Sifts the next random element; a non-trivial residue becomes a strong generator. Returns
+    /// the new count of consecutive elements that sifted to the identity (`streak + 1`, or 0).
+    fn random_step(
+        &mut self,
+        pr: &mut ProductReplacement,
+        buf: &mut [u32],
+        streak: usize,
+        ctx: &SolveContext,
+    ) -> Result<usize, SolveError> {
+        ctx.check()?;
+        buf.copy_from_slice(pr.next_element().images());
+        let l = self.sift(buf, 0);
+        if l == self.levels.len() && is_identity_slice(buf) {
+            return Ok(streak + 1);
+        }
+        self.add_residue(buf, 1, l, ctx)?;
+        Ok(0)
     }
 
     /// Adds the non-trivial residue `h` (which fixes `b_0..b_{l-1}`) to levels `lo..=l`, creating
