@@ -34,6 +34,7 @@
 
 use super::perm::Perm;
 use super::product_replacement::ProductReplacement;
+use super::proof_memory::Held;
 use super::schreier_sims::{Chain, ChainTuning, NONE, is_identity_slice};
 use super::sims_verify::LemmaOutcome;
 use crate::context::SolveContext;
@@ -91,14 +92,13 @@ pub(crate) fn prove_level(
     let blocks = orbit.len() / fixed.len();
     // The generators on Ω ⊔ Σ: point n + k is block k (block 0 is F).
     let lifted_n = n + blocks;
-    let budget = chain.budget_left();
-    let mut held = (gens.len() as u64)
+    let mut held = Held::new(lifted_n, chain.budget_left(), peak);
+    let lifted_bytes = (gens.len() as u64)
         .saturating_mul(4 * lifted_n as u64)
         .saturating_add(SCRATCH_BYTES_PER_POINT.saturating_mul(lifted_n as u64));
-    if held > budget {
+    if !held.add(lifted_bytes) {
         return Ok(LemmaOutcome::NotApplicable);
     }
-    *peak = (*peak).max(held);
     let mut first_point = vec![NONE; blocks];
     for (k, &b) in block_of.iter().enumerate() {
         if first_point[b as usize] == NONE {
@@ -125,7 +125,7 @@ pub(crate) fn prove_level(
         lifted_n,
         &lifted,
         Some(n as u32),
-        budget - held,
+        held.left(),
         seed,
         ctx,
         tuning,
@@ -134,8 +134,7 @@ pub(crate) fn prove_level(
         Err(SolveError::LimitExceeded { .. }) => return Ok(LemmaOutcome::NotApplicable),
         Err(e) => return Err(e),
     };
-    held = held.saturating_add(aux.peak_bytes());
-    *peak = (*peak).max(held);
+    held.record(aux.peak_bytes());
     let order = aux.order();
     let claim = chain.order_from(level);
     drop(aux);

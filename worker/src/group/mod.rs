@@ -36,6 +36,7 @@ mod orbits;
 mod perm;
 mod perm_group;
 mod product_replacement;
+mod proof_memory;
 mod schreier_sims;
 mod sims_verify;
 mod text_format;

@@ -33,6 +33,7 @@ use num_traits::{One, ToPrimitive};
 
 use super::cyclic::CyclicGroup;
 use super::perm::Perm;
+use super::proof_memory::Held;
 use super::schreier_sims::{Chain, ChainTuning, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -94,7 +95,7 @@ pub(crate) fn order_upper_bound(
         return Ok(None);
     }
     let mut held = Held::new(n, budget_bytes, peak);
-    if !held.hold(generators.len()) {
+    if !held.hold(SCRATCH_PERMS + generators.len()) {
         return Ok(None);
     }
     let gens = distinct_moving(generators.iter());
@@ -158,8 +159,8 @@ pub(crate) fn level_order_at_most(
         return Ok(false);
     }
     let mut held = Held::new(n, chain.budget_left(), peak);
-    // The elements: commutators and copies of the generators.
-    if !held.hold(count + MAX_COMMUTATORS + 1) {
+    // Scratch, and the elements: commutators and copies of the generators.
+    if !held.hold(SCRATCH_PERMS + count + MAX_COMMUTATORS + 1) {
         return Ok(false);
     }
     let gens = distinct_moving(chain.level_generators(level));
@@ -244,6 +245,10 @@ pub(crate) fn level_order_at_most(
     }
     Ok(false)
 }
+
+/// Scratch permutations any step of a series search holds besides those counted (an inverse, a
+/// conjugate and its factors, a power and the squarings of `Perm::pow`).
+const SCRATCH_PERMS: usize = 6;
 
 /// Commutators of a level's generator pairs used by [`level_order_at_most`].
 const MAX_COMMUTATORS: usize = 4;
@@ -343,70 +348,6 @@ impl Search<'_> {
         };
         held.release_to(mark);
         Ok(result)
-    }
-}
-
-/// Permutations (of `4d` bytes each) and subgroup chains held beside the stabiliser chain, against
-/// a budget in bytes; the most held at once goes to `peak`.
-struct Held<'p> {
-    n: usize,
-    budget: u64,
-    bytes: u64,
-    peak: &'p mut u64,
-}
-
-impl<'p> Held<'p> {
-    /// Scratch permutations any step holds besides those counted (an inverse, a conjugate and
-    /// its factors, a power and the squarings of `Perm::pow`).
-    const SCRATCH: u64 = 6;
-
-    fn new(n: usize, budget: u64, peak: &'p mut u64) -> Self {
-        let mut held = Held {
-            n,
-            budget,
-            bytes: 0,
-            peak,
-        };
-        // Over budget already: every later charge fails, so nothing is attempted.
-        if !held.hold(Self::SCRATCH as usize) {
-            held.bytes = budget;
-        }
-        held
-    }
-
-    /// Charges `bytes`; `false` (nothing charged) if that would exceed the budget.
-    fn add(&mut self, bytes: u64) -> bool {
-        let total = self.bytes.saturating_add(bytes);
-        if total > self.budget {
-            return false;
-        }
-        self.bytes = total;
-        *self.peak = (*self.peak).max(total);
-        true
-    }
-
-    /// Charges `count` permutations.
-    fn hold(&mut self, count: usize) -> bool {
-        self.add((count as u64).saturating_mul(4 * self.n as u64))
-    }
-
-    /// Returns `bytes` charged before.
-    fn release(&mut self, bytes: u64) {
-        self.bytes = self.bytes.saturating_sub(bytes);
-    }
-
-    /// What is left of the budget (for a subgroup chain).
-    fn left(&self) -> u64 {
-        self.budget.saturating_sub(self.bytes)
-    }
-
-    fn mark(&self) -> u64 {
-        self.bytes
-    }
-
-    /// Releases everything charged since `mark`.
-    fn release_to(&mut self, mark: u64) {
-        self.bytes = mark;
     }
 }
 

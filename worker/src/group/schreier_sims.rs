@@ -119,9 +119,9 @@ const BLOCK_SYSTEM_WORK_PER_POINT: u64 = 2_000;
 const KNOWN_ORDER_PATIENCE: usize = 200;
 
 /// Where a chain's levels try the structural proofs (Sims's one-generator lemma, a normal series
-/// of the level, a block system) before sifting their Schreier generators. Every choice gives the same, proven
-/// answers; only the time differs. The choices other than the default are for tests, which check
-/// each proof against brute force.
+/// of the level, a block system) before sifting their Schreier generators. Every choice gives the
+/// same, proven answers; only the time differs. The choices other than the default are for tests,
+/// which check each proof against brute force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LevelProofPolicy {
     /// Only on levels whose Schreier generators would be expensive to sift (the default).
@@ -393,7 +393,7 @@ impl Chain {
         {
             // The subgroup chains of the certificate share what is left of the budget; running
             // out there only means no certificate.
-            let left = budget_bytes.saturating_sub(chain.entries.saturating_mul(4));
+            let left = chain.budget_left();
             let mut peak = 0;
             let bound = match super::normal_series::order_upper_bound(
                 n, generators, left, seed, ctx, &mut peak,
@@ -404,14 +404,9 @@ impl Chain {
             };
             chain.proof_peak = chain.proof_peak.max(peak);
             if let Some(bound) = bound {
-                let lower: num_bigint::BigUint = chain
-                    .orbit_lengths()
-                    .iter()
-                    .map(|&l| num_bigint::BigUint::from(l))
-                    .product();
-                // `lower <= |G| <= bound`; equality proves every level's orbit is the true
-                // fundamental orbit and the base's pointwise stabiliser trivial.
-                if lower == bound {
+                // `chain.order() <= |G| <= bound`; equality proves every level's orbit is the
+                // true fundamental orbit and the base's pointwise stabiliser trivial.
+                if chain.order() == bound {
                     for lvl in &mut chain.levels {
                         lvl.proof = Some(LevelProof::WholeGroupNormalSeries);
                     }
@@ -501,8 +496,9 @@ impl Chain {
         let mut chain = Chain::started_at(n, generators, b0, budget_bytes, tuning, ctx)?;
         let mut pr = ProductReplacement::new(n, generators, seed, ctx)?;
         let mut buf = vec![0u32; n];
+        // The product changes only when a residue is added (the streak restarts at 0).
         let mut streak = 0;
-        while &chain.order() != order {
+        while streak > 0 || &chain.order() != order {
             if streak >= KNOWN_ORDER_PATIENCE {
                 return Ok(None);
             }
@@ -1015,7 +1011,6 @@ impl Chain {
     ) -> Result<Option<usize>, SolveError> {
         let direct = self.schreier_generator_work(level);
         let policy = self.tuning.level_proofs;
-
         let (lemma_allowed, series_allowed, blocks_allowed) = match policy {
             LevelProofPolicy::WhereExpensive => {
                 // On a short orbit the Schreier generators are hardly more than the level's

@@ -51,6 +51,7 @@
 
 use super::perm::Perm;
 use super::product_replacement::ProductReplacement;
+use super::proof_memory::Held;
 use super::schreier_sims::{Chain, ChainTuning, NONE, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -87,7 +88,7 @@ const RANDOM_Z_TRIES: usize = 8;
 /// Permutations the lemma may hold at once besides its stabiliser generators and the random
 /// elements' state, charged to the chain's budget with them (`r_j`, `r_j⁻¹`, `h_γ`, `h_γ⁻¹`, `z`,
 /// `z⁻¹`, two coset representatives, a product being formed and its factors).
-const SCRATCH_PERMS: u64 = 12;
+const SCRATCH_PERMS: usize = 12;
 
 /// How the lemma sees one orbit `O_j` of `H` on `Δ`: its point `p_j`, generators of `H_{p_j}` and
 /// elements of `H` mapping `p_j` to any point of `O_j`.
@@ -145,26 +146,13 @@ impl Level<'_> {
         (label, reps)
     }
 
-    /// Whether `α^{<H, z>}` is all of `Δ`.
+    /// Whether `α^{<H, z>}` is all of `Δ`: one orbit of `H` and `z` on it.
     ///
     /// Complexity: O(|Δ| · |gens(H)|).
     fn generates_orbit(&self, z: &Perm) -> bool {
-        let mut seen = vec![false; self.orbit.len()];
-        seen[0] = true;
-        let mut queue = vec![self.alpha];
-        let mut count = 1;
-        while let Some(y) = queue.pop() {
-            for g in self.h_gens.iter().copied().chain(std::iter::once(z)) {
-                let w = g.images()[y as usize];
-                let k = self.pos[w as usize] as usize;
-                if !seen[k] {
-                    seen[k] = true;
-                    count += 1;
-                    queue.push(w);
-                }
-            }
-        }
-        count == self.orbit.len()
+        let mut gens = self.h_gens.clone();
+        gens.push(z);
+        self.orbits_under(&gens).1.len() == 1
     }
 
     /// `r_j`: the level's transversal element mapping `α` to `p`.
@@ -192,39 +180,15 @@ impl Level<'_> {
         Perm::from_images_unchecked(img.into_boxed_slice())
     }
 
-    /// How many generators [`stabiliser_gens`](Self::stabiliser_gens) gives.
-    fn stabiliser_gen_count(&self, view: &OrbitView) -> usize {
+    /// Generators of `H_{p_j}` (borrowed from the chain, the view's chain or `H`'s generators).
+    fn stabiliser_gens<'v>(&'v self, view: &'v OrbitView) -> Vec<&'v Perm> {
         match view {
-            OrbitView::Fixed => self.h_gens.len(),
+            OrbitView::Fixed => self.h_gens.clone(),
             OrbitView::NextLevel if self.level + 2 < self.chain.levels.len() => {
-                self.chain.level_generators(self.level + 2).count()
+                self.chain.level_generators(self.level + 2).collect()
             }
-            OrbitView::Rebuilt(c) if c.levels.len() > 1 => c.level_generators(1).count(),
-            OrbitView::NextLevel | OrbitView::Rebuilt(_) => 0,
-        }
-    }
-
-    /// Generators of `H_{p_j}`.
-    fn stabiliser_gens(&self, view: &OrbitView) -> Vec<Perm> {
-        match view {
-            OrbitView::Fixed => self.h_gens.iter().map(|&g| g.clone()).collect(),
-            OrbitView::NextLevel => {
-                if self.level + 2 < self.chain.levels.len() {
-                    self.chain
-                        .level_generators(self.level + 2)
-                        .cloned()
-                        .collect()
-                } else {
-                    Vec::new()
-                }
-            }
-            OrbitView::Rebuilt(c) => {
-                if c.levels.len() > 1 {
-                    c.level_generators(1).cloned().collect()
-                } else {
-                    Vec::new()
-                }
-            }
+            OrbitView::Rebuilt(c) if c.levels.len() > 1 => c.level_generators(1).collect(),
+            OrbitView::NextLevel | OrbitView::Rebuilt(_) => Vec::new(),
         }
     }
 
@@ -288,14 +252,12 @@ pub(crate) fn prove_level(
     };
     // Memory: permutations held at once (scratch, the random elements' slots, later the
     // stabilisers' generators) and rebuilt chains, within what the chain's budget leaves.
-    let budget = chain.budget_left();
+    let mut held = Held::new(n, chain.budget_left(), peak);
     let perm_bytes = 4 * n as u64;
-    let slots = chain.level_generators(level).count().max(10) as u64 + 3;
-    let mut held = (SCRATCH_PERMS + slots).saturating_mul(perm_bytes);
-    if held > budget {
+    let slots = chain.level_generators(level).count().max(10) + 3;
+    if !held.hold(SCRATCH_PERMS + slots) {
         return Ok(LemmaOutcome::NotApplicable);
     }
-    *peak = (*peak).max(held);
     // Step 1: the orbits of H on Δ.
     let (h_orbit, h_reps) = at.orbits_under(&at.h_gens);
     if h_reps.len() > MAX_H_ORBITS {
@@ -313,7 +275,7 @@ pub(crate) fn prove_level(
         .filter(|&k| k != NONE)
         .map(|k| h_orbit[k as usize]);
     // The random elements' state is gone; the scratch stays.
-    held -= slots * perm_bytes;
+    held.release(slots as u64 * perm_bytes);
     let mut points = h_reps.clone();
     let mut views: Vec<Option<OrbitView>> = Vec::with_capacity(h_reps.len());
     let mut to_rebuild = 0;
@@ -338,7 +300,7 @@ pub(crate) fn prove_level(
         max_explicit_entries: 0,
         ..chain.tuning()
     };
-    let rebuild = |p: u32, held: &mut u64| -> Result<Option<OrbitView>, SolveError> {
+    let rebuild = |p: u32, held: &mut Held<'_>| -> Result<Option<OrbitView>, SolveError> {
         ctx.check()?;
         let gens: Vec<Perm> = at.h_gens.iter().map(|&g| g.clone()).collect();
         let built = match Chain::build_with_known_order(
@@ -346,7 +308,7 @@ pub(crate) fn prove_level(
             &gens,
             p,
             &h_order,
-            budget - *held,
+            held.left(),
             seed ^ u64::from(p),
             ctx,
             rebuilt_tuning,
@@ -356,7 +318,7 @@ pub(crate) fn prove_level(
             Err(e) => return Err(e),
         };
         Ok(built.map(|c| {
-            *held += c.bytes();
+            held.record(c.bytes());
             OrbitView::Rebuilt(Box::new(c))
         }))
     };
@@ -370,15 +332,12 @@ pub(crate) fn prove_level(
         };
         views[j_gamma] = Some(view);
         to_rebuild -= 1;
-        *peak = (*peak).max(held);
     }
     let gamma_view = views[j_gamma].as_ref().expect("built above");
-    let gamma_count = at.stabiliser_gen_count(gamma_view);
-    held = held.saturating_add((gamma_count as u64).saturating_mul(perm_bytes));
-    if held > budget {
+    let gamma_count = at.stabiliser_gens(gamma_view).len();
+    if !held.hold(gamma_count) {
         return Ok(LemmaOutcome::NotApplicable);
     }
-    *peak = (*peak).max(held);
     let h_gamma = at.h_rep(gamma_view, gamma);
     let h_gamma_inv = h_gamma.inverse();
     let gamma_gens: Vec<Perm> = at
@@ -394,7 +353,7 @@ pub(crate) fn prove_level(
     let stab_tests: usize = views
         .iter()
         .skip(1)
-        .map(|v| v.as_ref().map_or(unseen, |v| at.stabiliser_gen_count(v)))
+        .map(|v| v.as_ref().map_or(unseen, |v| at.stabiliser_gens(v).len()))
         .sum();
     let tests =
         stab_tests + gamma_gens.len() + gamma_reps.len() + chain.level_generators(level).count();
@@ -434,27 +393,24 @@ pub(crate) fn prove_level(
                 return Ok(LemmaOutcome::NotApplicable);
             };
             views[j] = Some(view);
-            *peak = (*peak).max(held);
         }
     }
     let views: Vec<OrbitView> = views.into_iter().flatten().collect();
     let most = views
         .iter()
-        .map(|v| at.stabiliser_gen_count(v))
+        .map(|v| at.stabiliser_gens(v).len())
         .max()
         .unwrap_or(0);
-    held = held.saturating_add((most as u64).saturating_mul(perm_bytes));
-    if held > budget {
+    if !held.hold(most) {
         return Ok(LemmaOutcome::NotApplicable);
     }
-    *peak = (*peak).max(held);
     // Condition 1: r_j H_{p_j} r_j⁻¹ ⊆ H.
     for (j, view) in views.iter().enumerate().skip(1) {
         let r = at.level_rep(points[j]);
         let r_inv = r.inverse();
         for y in at.stabiliser_gens(view) {
             ctx.check()?;
-            if let Some(out) = at.test(&r.compose(&y).compose(&r_inv), buf) {
+            if let Some(out) = at.test(&r.compose(y).compose(&r_inv), buf) {
                 return Ok(out);
             }
         }
