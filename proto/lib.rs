@@ -4,20 +4,29 @@
 //! carry those comments. Messages also implement serde's traits following the proto3 JSON mapping
 //! (via pbjson), which is what the `orbit solve` JSON-lines format uses.
 
-#![allow(
+mod job_kind;
+
+pub use job_kind::JobKind;
+
+/// `orbit.v1`: jobs, results, events and the `Orbit` service.
+#[allow(
     missing_docs,
     clippy::all,
     clippy::pedantic,
     missing_debug_implementations
 )]
-
-/// `orbit.v1`: jobs, results, events and the `Orbit` service.
 pub mod v1 {
     include!(concat!(env!("OUT_DIR"), "/orbit.v1.rs"));
     include!(concat!(env!("OUT_DIR"), "/orbit.v1.serde.rs"));
 }
 
 /// `orbit.bench`: a bare echo service, the baseline of the spine benchmark. Not part of the API.
+#[allow(
+    missing_docs,
+    clippy::all,
+    clippy::pedantic,
+    missing_debug_implementations
+)]
 pub mod bench {
     include!(concat!(env!("OUT_DIR"), "/orbit.bench.rs"));
 }

@@ -19,6 +19,7 @@ use orbit_server::convert::{self, JobRequest};
 use orbit_server::error::ServiceError;
 use orbit_server::service::accept;
 use orbit_worker::counting::{CountKind, CountProblem};
+use orbit_worker::game::{CopThiefJob, GameJob};
 use orbit_worker::job::JobSpec;
 use orbit_worker::{Limits, SolveContext, SolveError};
 use prost::Message;
@@ -147,8 +148,8 @@ fn check_accepted(request: JobRequest) {
 /// acceptance only.
 pub fn is_small(spec: &JobSpec) -> bool {
     match spec {
-        JobSpec::Game { graph, .. } => graph.vertices <= 10_000 && graph.edges.len() <= 100_000,
-        JobSpec::CopThief { grid, .. } => grid.states() <= 2_000_000,
+        JobSpec::Game(GameJob { graph, .. }) => graph.vertices <= 10_000 && graph.edges.len() <= 100_000,
+        JobSpec::CopThief(CopThiefJob { grid, .. }) => grid.states() <= 2_000_000,
         // Deterministic Schreier-Sims completion on a large intransitive group of degree 170
         // takes 0.5 s unoptimised and 20 times that under the fuzzer's instrumentation.
         JobSpec::Group(problem) => problem.degree <= 48,

@@ -6,10 +6,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures::Stream;
+use orbit_api::JobKind;
 use orbit_api::v1 as pb;
 use orbit_api::v1::orbit_server::Orbit;
 use orbit_worker::Limits;
-use orbit_worker::job::JobSpec;
 use tokio::sync::watch;
 use tonic::{Request, Response, Status, Streaming};
 
@@ -127,7 +127,7 @@ impl Orbit for OrbitService {
             queue_capacity: d.queue_capacity() as u32,
             stream_window: self.streams.window as u32,
             limits: Some(convert::limits_to_proto(d.limits(), self.max_message_bytes)),
-            job_kinds: JobSpec::KINDS.iter().map(|k| (*k).to_string()).collect(),
+            job_kinds: JobKind::ALL.iter().map(|k| k.name().to_string()).collect(),
             queue_depth: d.queue_depth() as u32,
             busy_workers: d.busy_workers() as u32,
         }))

@@ -4,6 +4,7 @@
 //! the code's output.
 
 use futures::StreamExt;
+use orbit_api::JobKind;
 use orbit_client::embedded::EmbeddedServer;
 use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
@@ -79,6 +80,10 @@ async fn undecodable_bytes_get_internal_from_the_codec() {
 #[tokio::test]
 async fn refusals_before_queueing_name_the_field_or_the_limit() {
     let (server, mut client) = server().await;
+    let no_kind = format!(
+        "kind: no job kind set (expected one of: {})",
+        JobKind::names()
+    );
     let cases = [
         (
             pb::Job {
@@ -87,7 +92,7 @@ async fn refusals_before_queueing_name_the_field_or_the_limit() {
                 kind: None,
             },
             Code::InvalidArgument,
-            "kind: no job kind set (expected one of: game, group, count, puzzle, cop_thief)",
+            no_kind.as_str(),
         ),
         (
             job(pb::job::Kind::Puzzle(pb::PuzzleJob {

@@ -1,156 +1,136 @@
-//! The job kinds the pool runs, as domain types, and the one dispatch from a job to its solver.
+//! The job-kind registry: the [`Solve`] shape every job kind has, and the one dispatch from a job
+//! to its kind.
 //!
-//! The server converts each protobuf job into a [`JobSpec`] (all conversions live in
-//! `server/src/convert.rs`), calls [`JobSpec::validate`] before queueing, and runs
-//! [`JobSpec::run`] on a worker thread.
+//! Each kind lives in its own module and owns everything about itself: its job type (the
+//! problem and what to report), its validation, its memory estimate, its run and the size of its
+//! answer. It implements [`Solve`] on its job type and is named once, in the [`job_kinds!`]
+//! invocation below, which generates [`JobSpec`] and [`JobAnswer`] with one variant per kind and
+//! the matches that delegate to the kind: there is no other per-kind code in this file.
+//!
+//! The server converts each protobuf job into a [`JobSpec`] (one file per kind in
+//! `server/src/kinds/`), calls [`JobSpec::validate`] before queueing, and runs [`JobSpec::run`] on a
+//! worker thread.
 
 use crate::context::SolveContext;
-use crate::counting::{
-    CountAnswer, CountProblem, count_memory_estimate, solve_count, validate_count,
-};
 use crate::error::SolveError;
-use crate::game::{
-    Cell, CopThiefValue, GameGraph, GameSolution, Grid, solve_cop_thief, solve_game,
-    validate_cop_thief, validate_game,
-};
-use crate::game::{cop_thief, retrograde};
-use crate::group::{
-    GroupAnswer, GroupProblem, group_memory_estimate, solve_group, validate_group_problem,
-};
 use crate::limits::Limits;
-use crate::memory::{SMALL_ALLOCATIONS, over_budget};
-use crate::puzzle::{self, PuzzleProblem, solve_puzzle, validate_puzzle};
+use crate::memory::over_budget;
 
-/// Bytes per reported vertex of a game's answer as the server sends it: its protobuf record (24
-/// bytes: vertex, outcome, optional depth and move) and at most 24 bytes encoded (four tagged
-/// varints and the record's length).
-pub const ANSWER_BYTES_PER_VERTEX: u64 = 48;
+/// One job kind's entry shape: what the pool needs to admit a job and to run it.
+///
+/// Implemented on the kind's job type (the problem and what to report of its answer).
+pub trait Solve: Sized {
+    /// The answer the solver builds, before it is converted to protobuf.
+    type Answer;
 
-/// Bytes per queried state of a policeman-and-thief answer as the server sends it: its protobuf
-/// record (state, winner, half-moves, best move: under 72 bytes) and its encoding (under 64:
-/// three cells of two tagged varints, a flag, the winner, the half-moves and the lengths).
-pub const ANSWER_BYTES_PER_STATE: u64 = 136;
+    /// The kind's name, as the protobuf `Job.kind` oneof spells its field (`"cop_thief"`). Used
+    /// in errors and logs.
+    const KIND: &'static str;
 
-/// A job, ready to validate and run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JobSpec {
-    /// Win/lose/draw on an explicit game graph; `query` lists the vertices to report (empty: all).
-    Game { graph: GameGraph, query: Vec<u32> },
-    /// The policeman-and-thief game on a grid, and states to report.
-    CopThief {
-        grid: Grid,
-        queries: Vec<CopThiefQuery>,
-    },
+    /// The kind's own checks, before the job is queued: malformed input and size limits.
+    ///
+    /// # Errors
+    /// [`SolveError::InvalidArgument`] naming the field (`game.query[3]`), or
+    /// [`SolveError::LimitExceeded`] stating the limit.
+    fn validate(&self, limits: &Limits) -> Result<(), SolveError>;
+
+    /// Upper bound on the bytes [`solve`](Self::solve) allocates for this job: the solver's
+    /// working memory and the answer it builds (as the server sends it, where the answer grows
+    /// with the job), not the job's input, which is already in memory. Meaningful for a job that
+    /// passed [`validate`](Self::validate).
+    fn memory_estimate(&self, limits: &Limits) -> u64;
+
+    /// Runs the solver. Call [`validate`](Self::validate) first.
+    ///
+    /// # Errors
+    /// Whatever the solver reports; [`SolveError::Cancelled`] once `ctx` is cancelled.
+    fn solve(self, ctx: &SolveContext, limits: &Limits) -> Result<Self::Answer, SolveError>;
+}
+
+/// Generates [`JobSpec`], [`JobAnswer`] and their dispatch from one line per kind:
+/// `Variant(job type)`, where the job type implements [`Solve`].
+macro_rules! job_kinds {
+    ($( $(#[$doc:meta])* $variant:ident($job:ty), )+) => {
+        /// A job, ready to validate and run: one variant per kind, holding the kind's job type.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub enum JobSpec {
+            $( $(#[$doc])* $variant($job), )+
+        }
+
+        /// A job's answer, matching its [`JobSpec`] variant.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub enum JobAnswer {
+            $( $(#[$doc])* $variant(<$job as Solve>::Answer), )+
+        }
+
+        impl JobSpec {
+            /// Every job kind's name, as in the protobuf `Job.kind` oneof, in registry order.
+            pub const KINDS: &'static [&'static str] = &[$( <$job as Solve>::KIND ),+];
+
+            /// The job kind's name, as in the protobuf `Job.kind` oneof ([`Solve::KIND`]).
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $( JobSpec::$variant(_) => <$job as Solve>::KIND, )+
+                }
+            }
+
+            /// The kind's [`Solve::memory_estimate`]: upper bound on the bytes
+            /// [`run`](Self::run) allocates. For the parts only known while a group job runs
+            /// (its stabiliser chain, the enumeration), the bound is the budget they are charged
+            /// against as they grow: `max_group_chain_bytes`, capped by what is left of
+            /// `max_job_memory`.
+            ///
+            /// ```
+            /// use orbit_worker::Limits;
+            /// use orbit_worker::game::{GameGraph, GameJob};
+            /// use orbit_worker::job::JobSpec;
+            /// let graph = GameGraph { vertices: 1_000, edges: vec![(0, 1); 5_000] };
+            /// let job = JobSpec::Game(GameJob { graph, query: vec![] });
+            /// let bytes = job.memory_estimate(&Limits::default());
+            /// assert!(bytes >= 4 * 5_000 + 21 * 1_000 && bytes < 1 << 20);
+            /// ```
+            pub fn memory_estimate(&self, limits: &Limits) -> u64 {
+                match self {
+                    $( JobSpec::$variant(job) => job.memory_estimate(limits), )+
+                }
+            }
+
+            /// The kind's own checks ([`Solve::validate`]).
+            fn validate_input(&self, limits: &Limits) -> Result<(), SolveError> {
+                match self {
+                    $( JobSpec::$variant(job) => job.validate(limits), )+
+                }
+            }
+
+            /// Runs the kind's solver ([`Solve::solve`]). Call [`validate`](Self::validate)
+            /// first.
+            ///
+            /// # Errors
+            /// Whatever the solver reports; [`SolveError::Cancelled`] once `ctx` is cancelled.
+            pub fn run(self, ctx: &SolveContext, limits: &Limits) -> Result<JobAnswer, SolveError> {
+                match self {
+                    $( JobSpec::$variant(job) => job.solve(ctx, limits).map(JobAnswer::$variant), )+
+                }
+            }
+        }
+    };
+}
+
+// In the order of the protobuf `Job.kind` oneof's field numbers, as `orbit_api::JobKind::ALL`.
+job_kinds! {
+    /// Win/lose/draw on an explicit game graph (retrograde analysis).
+    Game(crate::game::GameJob),
     /// Order, base, orbits and membership for a permutation group.
-    Group(GroupProblem),
-    /// Counting colourings up to symmetry.
-    Count(CountProblem),
-    /// Reachability in the token puzzle.
-    Puzzle(PuzzleProblem),
-}
-
-/// A policeman-and-thief state to report: the policeman's and the thief's cells, and whether the
-/// policeman moves next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CopThiefQuery {
-    /// The policeman's cell.
-    pub cop: Cell,
-    /// The thief's cell.
-    pub thief: Cell,
-    /// Whether the policeman moves next.
-    pub cop_to_move: bool,
-}
-
-/// A job's answer, matching its [`JobSpec`] variant.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JobAnswer {
-    /// The solution for every vertex, and the query to report.
-    Game {
-        solution: GameSolution,
-        query: Vec<u32>,
-    },
-    /// The value of the start position, and of each queried state with the mover's best move.
-    CopThief {
-        value: CopThiefValue,
-        queries: Vec<(CopThiefQuery, CopThiefValue, Option<Cell>)>,
-    },
-    /// The group's order, base, orbits and memberships.
-    Group(GroupAnswer),
-    /// The count (and cycle index, if asked for).
-    Count(CountAnswer),
-    /// Reachability of each target, in order.
-    Puzzle(Vec<bool>),
+    Group(crate::group::GroupProblem),
+    /// Counting colourings up to symmetry (Burnside / Pólya).
+    Count(crate::counting::CountProblem),
+    /// Reachability in the token-swapping puzzle.
+    Puzzle(crate::puzzle::PuzzleProblem),
+    /// The policeman-and-thief game on a grid.
+    CopThief(crate::game::CopThiefJob),
 }
 
 impl JobSpec {
-    /// Every job kind's name, as in the protobuf `Job.kind` oneof.
-    pub const KINDS: &'static [&'static str] = &["game", "group", "count", "puzzle", "cop_thief"];
-
-    /// The job kind's name, as in the protobuf `Job.kind` oneof. Used in logs and `ServerInfo`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            JobSpec::Game { .. } => "game",
-            JobSpec::CopThief { .. } => "cop_thief",
-            JobSpec::Group(_) => "group",
-            JobSpec::Count(_) => "count",
-            JobSpec::Puzzle(_) => "puzzle",
-        }
-    }
-
-    /// Upper bound on the bytes [`run`](Self::run) allocates for this job: the solver's working
-    /// memory and the answer it builds (the answer's decimal numbers included), not the job's
-    /// input, which is already in memory. Each solver derives its bound from its own allocations
-    /// (see [`retrograde::memory_estimate`], [`cop_thief::memory_estimate`],
-    /// [`puzzle::memory_estimate`], [`count_memory_estimate`], [`group_memory_estimate`]). For the
-    /// parts only known while a group job runs (its stabiliser chain, the enumeration), the bound
-    /// is the budget they are charged against as they grow: `max_group_chain_bytes`, capped by
-    /// what is left of `max_job_memory`.
-    ///
-    /// The answer as the server sends it is included where it grows with the job: a game's
-    /// reported vertices ([`ANSWER_BYTES_PER_VERTEX`] each, built from the solution after the
-    /// solver's scratch is freed, so the bound is the larger of the two phases), a
-    /// policeman-and-thief job's states ([`ANSWER_BYTES_PER_STATE`]) and a puzzle's verdicts (two
-    /// bytes each).
-    ///
-    /// Meaningful for a job whose sizes passed the limits; [`validate`](Self::validate) checks
-    /// them first.
-    ///
-    /// ```
-    /// use orbit_worker::Limits;
-    /// use orbit_worker::game::GameGraph;
-    /// use orbit_worker::job::JobSpec;
-    /// let job = JobSpec::Game { graph: GameGraph { vertices: 1_000, edges: vec![(0, 1); 5_000] }, query: vec![] };
-    /// let bytes = job.memory_estimate(&Limits::default());
-    /// assert!(bytes >= 4 * 5_000 + 21 * 1_000 && bytes < 1 << 20);
-    /// ```
-    pub fn memory_estimate(&self, limits: &Limits) -> u64 {
-        match self {
-            JobSpec::Game { graph, query } => {
-                let n = u64::from(graph.vertices);
-                let reported = if query.is_empty() {
-                    n
-                } else {
-                    query.len() as u64
-                };
-                let sent = n
-                    .saturating_mul(9)
-                    .saturating_add(reported.saturating_mul(ANSWER_BYTES_PER_VERTEX))
-                    .saturating_add(SMALL_ALLOCATIONS);
-                retrograde::memory_estimate(n, graph.edges.len() as u64).max(sent)
-            }
-            JobSpec::CopThief { grid, queries } => cop_thief::memory_estimate(grid, queries.len())
-                .saturating_add((queries.len() as u64).saturating_mul(ANSWER_BYTES_PER_STATE)),
-            JobSpec::Group(problem) => group_memory_estimate(problem, limits),
-            JobSpec::Count(problem) => count_memory_estimate(problem, limits),
-            JobSpec::Puzzle(problem) => puzzle::memory_estimate(
-                u64::from(problem.n),
-                problem.edges.len() as u64,
-                problem.targets.len() as u64,
-            )
-            .saturating_add((problem.targets.len() as u64).saturating_mul(2)),
-        }
-    }
-
     /// Checks the job against `limits` and for malformed input, before it is queued: first the
     /// kind's own checks, then its [`memory_estimate`](Self::memory_estimate) against
     /// `limits.max_job_memory`.
@@ -166,85 +146,5 @@ impl JobSpec {
             return Err(over_budget(self.kind(), estimate, limits.max_job_memory));
         }
         Ok(())
-    }
-
-    /// The kind's own checks: malformed input and size limits.
-    fn validate_input(&self, limits: &Limits) -> Result<(), SolveError> {
-        match self {
-            JobSpec::Game { graph, query } => {
-                validate_game(graph, limits)?;
-                for (i, &v) in query.iter().enumerate() {
-                    if v >= graph.vertices {
-                        return Err(SolveError::invalid(
-                            format!("game.query[{i}]"),
-                            format!(
-                                "vertex {v} out of range 0..{}",
-                                graph.vertices.saturating_sub(1)
-                            ),
-                        ));
-                    }
-                }
-                Ok(())
-            }
-            JobSpec::CopThief { grid, queries } => {
-                validate_cop_thief(grid, limits)?;
-                for (i, q) in queries.iter().enumerate() {
-                    for (who, cell) in [("cop", q.cop), ("thief", q.thief)] {
-                        if !grid.is_free(cell) {
-                            return Err(SolveError::invalid(
-                                format!("cop_thief.queries[{i}].{who}"),
-                                format!(
-                                    "cell ({}, {}) is not a free cell of the grid",
-                                    cell.0, cell.1
-                                ),
-                            ));
-                        }
-                    }
-                }
-                Ok(())
-            }
-            JobSpec::Group(problem) => validate_group_problem(problem, limits),
-            JobSpec::Count(problem) => validate_count(problem, limits),
-            JobSpec::Puzzle(problem) => validate_puzzle(problem, limits),
-        }
-    }
-
-    /// Runs the solver. Call [`validate`](Self::validate) first.
-    ///
-    /// # Errors
-    /// Whatever the solver reports; [`SolveError::Cancelled`] once `ctx` is cancelled.
-    pub fn run(self, ctx: &SolveContext, limits: &Limits) -> Result<JobAnswer, SolveError> {
-        match self {
-            JobSpec::Game { graph, query } => {
-                let solution = solve_game(&graph, ctx)?;
-                Ok(JobAnswer::Game { solution, query })
-            }
-            JobSpec::CopThief { grid, queries } => {
-                let solution = solve_cop_thief(&grid, limits.threads_per_job.max(1), ctx)?;
-                let queries = queries
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, q)| {
-                        let value =
-                            solution
-                                .outcome(q.cop, q.thief, q.cop_to_move)
-                                .ok_or_else(|| {
-                                    SolveError::invalid(
-                                        format!("cop_thief.queries[{i}]"),
-                                        "not a state of this grid",
-                                    )
-                                })?;
-                        Ok((q, value, solution.best_move(q.cop, q.thief, q.cop_to_move)))
-                    })
-                    .collect::<Result<_, SolveError>>()?;
-                Ok(JobAnswer::CopThief {
-                    value: solution.start_value(),
-                    queries,
-                })
-            }
-            JobSpec::Group(problem) => solve_group(&problem, ctx, limits).map(JobAnswer::Group),
-            JobSpec::Count(problem) => solve_count(&problem, ctx, limits).map(JobAnswer::Count),
-            JobSpec::Puzzle(problem) => solve_puzzle(&problem, ctx).map(JobAnswer::Puzzle),
-        }
     }
 }

@@ -19,9 +19,9 @@ use std::sync::Mutex;
 
 use num_bigint::BigUint;
 use orbit_worker::counting::{CountKind, CountProblem, CubePart, parse_content};
-use orbit_worker::game::{GameGraph, Grid};
+use orbit_worker::game::{CopThiefJob, CopThiefQuery, GameGraph, GameJob, Grid};
 use orbit_worker::group::{GroupProblem, Perm, PermGroup, perm_group_memory_estimate};
-use orbit_worker::job::{CopThiefQuery, JobAnswer, JobSpec};
+use orbit_worker::job::{JobAnswer, JobSpec};
 use orbit_worker::puzzle::PuzzleProblem;
 use orbit_worker::{Limits, SolveContext, SolveError};
 use peakmem_alloc::{INSTRUMENTED_SYSTEM, PeakMemAlloc, PeakMemAllocTrait};
@@ -129,10 +129,10 @@ fn random_game(n: u32, m: usize, seed: u64) -> GameGraph {
 }
 
 fn game(graph: GameGraph) -> JobSpec {
-    JobSpec::Game {
+    JobSpec::Game(GameJob {
         graph,
         query: Vec::new(),
-    }
+    })
 }
 
 #[test]
@@ -190,7 +190,8 @@ fn maze(size: usize, seed: u64) -> Grid {
 #[test]
 fn cop_thief_peaks_stay_under_the_estimate() {
     let _serial = one_test_at_a_time();
-    let spec = |grid: Grid, queries: Vec<CopThiefQuery>| JobSpec::CopThief { grid, queries };
+    let spec =
+        |grid: Grid, queries: Vec<CopThiefQuery>| JobSpec::CopThief(CopThiefJob { grid, queries });
     check_tight("cop_thief 3 x 4", spec(open_grid(3, 4), Vec::new()));
     // 90 free cells: 2 · 90² = 16,200 states, too few for a game deeper than the 2-byte words
     // hold, so the estimate counts 2 bytes per state.
@@ -852,7 +853,7 @@ fn the_default_limit_admits_the_scale_benchmarks() {
         ),
         (
             "cop_thief 100 x 100",
-            cop_thief::memory_estimate(&open_grid(100, 100), 0),
+            cop_thief::memory_estimate(&open_grid(100, 100)),
         ),
         (
             "puzzle n = 10^5, m = 3·10^5, q = 100",

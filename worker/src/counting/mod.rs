@@ -498,3 +498,23 @@ pub fn parse_count_group_text(
     let problem = parse_group_text_with_limits(text, limits)?;
     Ok((problem.degree, problem.generators))
 }
+
+impl crate::job::Solve for CountProblem {
+    type Answer = CountAnswer;
+    const KIND: &'static str = "count";
+
+    /// [`validate_count`].
+    fn validate(&self, limits: &Limits) -> Result<(), SolveError> {
+        validate_count(self, limits)
+    }
+
+    /// [`count_memory_estimate`].
+    fn memory_estimate(&self, limits: &Limits) -> u64 {
+        count_memory_estimate(self, limits)
+    }
+
+    /// [`solve_count`].
+    fn solve(self, ctx: &SolveContext, limits: &Limits) -> Result<CountAnswer, SolveError> {
+        solve_count(&self, ctx, limits)
+    }
+}

@@ -365,8 +365,8 @@ pub fn validate_cop_thief(grid: &Grid, limits: &Limits) -> Result<(), SolveError
     Ok(())
 }
 
-/// Upper bound on the bytes [`solve_cop_thief`] allocates for `grid` (the answer included), plus
-/// `queries` answered states of a job.
+/// Upper bound on the bytes [`solve_cop_thief`] allocates for `grid` (the solution included; a
+/// job's queried states are added by its kind, `CopThiefJob`).
 ///
 /// With `F` free cells, `R x C` cells and rows padded to `S = 64 ⌈F / 64⌉` states, there are
 /// `2 F S` state slots:
@@ -378,8 +378,7 @@ pub fn validate_cop_thief(grid: &Grid, limits: &Limits) -> Result<(), SolveError
 ///   can only be that deep when it has more states than levels, i.e. `2F² > 16,383`; then the
 ///   solver may restart with 4-byte words after dropping the 2-byte ones, so the bound takes the
 ///   4-byte words (about twice what most grids use: the 100 x 100 open grid needs 2 bytes per slot
-///   but is estimated at 4);
-/// * the answers: one `(query, value, best move)` triple per query.
+///   but is estimated at 4).
 ///
 /// Plus [`SMALL_ALLOCATIONS`] (thread handles, the per-query move candidates).
 ///
@@ -391,9 +390,9 @@ pub fn validate_cop_thief(grid: &Grid, limits: &Limits) -> Result<(), SolveError
 /// rows[0].replace_range(0..1, "C");
 /// rows[99].replace_range(99..100, "T");
 /// let grid = Grid::from_rows(&rows).unwrap();
-/// assert_eq!(cop_thief::memory_estimate(&grid, 0) >> 20, 815);
+/// assert_eq!(cop_thief::memory_estimate(&grid) >> 20, 815);
 /// ```
-pub fn memory_estimate(grid: &Grid, queries: usize) -> u64 {
+pub fn memory_estimate(grid: &Grid) -> u64 {
     let f = grid.free_cells() as u64;
     let cells = (grid.rows as u64).saturating_mul(grid.cols as u64);
     let board = cells
@@ -408,14 +407,8 @@ pub fn memory_estimate(grid: &Grid, queries: usize) -> u64 {
         .saturating_mul(word_bytes)
         .saturating_add(slots / 4)
         .saturating_add(f.saturating_mul(4));
-    let answers = (queries as u64).saturating_mul(std::mem::size_of::<(
-        crate::job::CopThiefQuery,
-        CopThiefValue,
-        Option<Cell>,
-    )>() as u64);
     board
         .saturating_add(propagation)
-        .saturating_add(answers)
         .saturating_add(SMALL_ALLOCATIONS)
 }
 

@@ -6,7 +6,14 @@
 //!   state, level-synchronous and multi-threaded).
 
 pub mod cop_thief;
+mod cop_thief_job;
+mod job;
 pub mod retrograde;
+
+pub use cop_thief_job::{
+    ANSWER_BYTES_PER_STATE, CopThiefAnswer, CopThiefJob, CopThiefQuery, CopThiefStateValue,
+};
+pub use job::{ANSWER_BYTES_PER_VERTEX, GameAnswer, GameJob};
 
 pub use cop_thief::{
     Cell, CopThiefSolution, CopThiefValue, Grid, Tuning, parse_grid_text, solve_cop_thief,

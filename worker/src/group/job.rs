@@ -177,3 +177,23 @@ pub fn format_group_answer(answer: &GroupAnswer) -> String {
     }
     out
 }
+
+impl crate::job::Solve for GroupProblem {
+    type Answer = GroupAnswer;
+    const KIND: &'static str = "group";
+
+    /// [`validate_group_problem`].
+    fn validate(&self, limits: &Limits) -> Result<(), SolveError> {
+        validate_group_problem(self, limits)
+    }
+
+    /// [`group_memory_estimate`].
+    fn memory_estimate(&self, limits: &Limits) -> u64 {
+        group_memory_estimate(self, limits)
+    }
+
+    /// [`solve_group`].
+    fn solve(self, ctx: &SolveContext, limits: &Limits) -> Result<GroupAnswer, SolveError> {
+        solve_group(&self, ctx, limits)
+    }
+}

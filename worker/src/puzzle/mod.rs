@@ -306,3 +306,26 @@ pub fn solve_puzzle(p: &PuzzleProblem, ctx: &SolveContext) -> Result<Vec<bool>, 
     }
     Ok(out)
 }
+
+/// The `puzzle` job kind: the answer is one verdict per target, in order.
+impl crate::job::Solve for PuzzleProblem {
+    type Answer = Vec<bool>;
+    const KIND: &'static str = "puzzle";
+
+    /// [`validate_puzzle`].
+    fn validate(&self, limits: &Limits) -> Result<(), SolveError> {
+        validate_puzzle(self, limits)
+    }
+
+    /// The solver's bound ([`memory_estimate`]) plus the verdicts as sent (two bytes each).
+    fn memory_estimate(&self, _limits: &Limits) -> u64 {
+        let targets = self.targets.len() as u64;
+        memory_estimate(u64::from(self.n), self.edges.len() as u64, targets)
+            .saturating_add(targets.saturating_mul(2))
+    }
+
+    /// [`solve_puzzle`].
+    fn solve(self, ctx: &SolveContext, _limits: &Limits) -> Result<Vec<bool>, SolveError> {
+        solve_puzzle(&self, ctx)
+    }
+}

@@ -1,0 +1,63 @@
+//! The `game` kind on the wire: `GameGraphJob` → [`GameJob`], [`GameAnswer`] →
+//! `GameGraphResult`.
+
+use orbit_api::v1 as pb;
+use orbit_worker::game::{GameAnswer, GameGraph, GameJob, NO_DEPTH, NO_MOVE, Outcome};
+use orbit_worker::{Limits, SolveError};
+
+/// proto → domain; only reshapes (the ranges are checked by the kind's `validate`).
+pub fn from_proto(game: pb::GameGraphJob, _limits: &Limits) -> Result<GameJob, SolveError> {
+    let graph = GameGraph {
+        vertices: game.vertices,
+        edges: game.edges.iter().map(|e| (e.from, e.to)).collect(),
+    };
+    Ok(GameJob {
+        graph,
+        query: game.query,
+    })
+}
+
+/// domain → proto: the queried vertices (all when the query is empty) and the totals.
+pub fn result_to_proto(answer: GameAnswer) -> pb::GameGraphResult {
+    let GameAnswer { solution, query } = answer;
+    let one = |v: u32| {
+        let i = v as usize;
+        let depth = solution.depth[i];
+        let best = solution.best_move[i];
+        pb::VertexOutcome {
+            vertex: v,
+            outcome: outcome_to_proto(solution.outcome[i]) as i32,
+            depth: (depth != NO_DEPTH).then_some(depth),
+            best_move: (best != NO_MOVE).then_some(best),
+        }
+    };
+    let vertices = if query.is_empty() {
+        (0..solution.len() as u32).map(one).collect()
+    } else {
+        query.iter().copied().map(one).collect()
+    };
+    let count = |o: Outcome| solution.outcome.iter().filter(|&&x| x == o).count() as u64;
+    pb::GameGraphResult {
+        vertices,
+        wins: count(Outcome::Win),
+        losses: count(Outcome::Lose),
+        draws: count(Outcome::Draw),
+    }
+}
+
+fn outcome_to_proto(o: Outcome) -> pb::Outcome {
+    match o {
+        Outcome::Win => pb::Outcome::Win,
+        Outcome::Lose => pb::Outcome::Lose,
+        Outcome::Draw => pb::Outcome::Draw,
+    }
+}
+
+/// The smallest valid job of the kind, for tests that walk every kind.
+pub fn example() -> pb::GameGraphJob {
+    pb::GameGraphJob {
+        vertices: 2,
+        edges: vec![pb::Edge { from: 0, to: 1 }],
+        query: vec![],
+    }
+}
