@@ -32,10 +32,10 @@
 //! Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §4.3 (blocks of
 //! imprimitivity, fixed points of point stabilisers).
 
-use super::perm::Perm;
-use super::product_replacement::ProductReplacement;
-use super::proof_memory::Held;
-use super::schreier_sims::{Chain, ChainTuning, NONE, is_identity_slice};
+use crate::group::perm::Perm;
+use crate::group::product_replacement::ProductReplacement;
+use crate::group::proof_memory::Held;
+use super::{Chain, ChainTuning, NONE, is_identity_slice};
 use super::sims_verify::LemmaOutcome;
 use crate::context::SolveContext;
 use crate::error::SolveError;

@@ -7,7 +7,7 @@
 //!    until a run of consecutive random elements sifts to the identity. This usually produces the
 //!    whole chain quickly, but proves nothing.
 //! 2. **Proof of completeness.** First, when proving level by level would be expensive, an order
-//!    certificate from a normal series of the generators (see [`super::normal_series`]): an
+//!    certificate from a normal series of the generators (see [`normal_series`]): an
 //!    upper bound on `|G|` equal to the product of the orbit lengths proves the whole chain
 //!    complete at once (the product is always a lower bound). Otherwise the levels are proven
 //!    **from the deepest up**: level `i` is proven once `<S^(i)>_{b_i} = <S^(i+1)>` is, the levels
@@ -18,13 +18,13 @@
 //!      `i+1..` (Schreier's lemma). Used first when that is cheap, and last whatever it costs.
 //!      Schreier generators whose edge is a tree edge of the orbit's spanning tree are the
 //!      identity by construction and skipped;
-//!    - **Sims's one-generator lemma** ([`super::sims_verify`]): with `<S^(i)> = <H, z>`, a
+//!    - **Sims's one-generator lemma** ([`sims_verify`]): with `<S^(i)> = <H, z>`, a
 //!      number of membership tests in `H` that depends on the orbits of `H` and of a two-point
 //!      stabiliser, not on the orbit length;
-//!    - **a normal series of the level** ([`super::normal_series::level_order_at_most`]):
+//!    - **a normal series of the level** ([`normal_series::level_order_at_most`]):
 //!      an upper bound on `|<S^(i)>|` from a deeper level's group or a cyclic group extended by
 //!      normalising elements (commutators and generators), equal to `Π_{l >= i} |Δ_l|`;
-//!    - **a block system** ([`super::block_system`]): `|<S^(i)>|` computed exactly by a chain of
+//!    - **a block system** ([`block_system`]): `|<S^(i)>|` computed exactly by a chain of
 //!      the level's group acting on the points and on the blocks of the point stabiliser's fixed
 //!      points, whose first level is the (smaller, often 2-transitive) action on the blocks.
 //!
@@ -59,10 +59,14 @@
 //! Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §4.1 (Schreier vectors)
 //! and §4.4.
 
+mod block_system;
+mod normal_series;
+mod sims_verify;
+
 use super::orbits::orbit_of_point;
 use super::perm::Perm;
 use super::product_replacement::ProductReplacement;
-use super::sims_verify::LemmaOutcome;
+use sims_verify::LemmaOutcome;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
@@ -169,7 +173,7 @@ pub(crate) struct ChainTuning {
     /// Where the structural level proofs (one-generator lemma, level normal series, block
     /// system) are tried.
     pub(crate) level_proofs: LevelProofPolicy,
-    /// Whether a level may be proven through a block system ([`super::block_system`]); off in
+    /// Whether a level may be proven through a block system ([`block_system`]); off in
     /// the chain that proof builds, so that it does not recurse.
     pub(crate) block_proofs: bool,
     /// Consecutive random elements that must sift to the identity before the random phase stops;
@@ -395,7 +399,7 @@ impl Chain {
             // out there only means no certificate.
             let left = chain.budget_left();
             let mut peak = 0;
-            let bound = match super::normal_series::order_upper_bound(
+            let bound = match normal_series::order_upper_bound(
                 n, generators, left, seed, ctx, &mut peak,
             ) {
                 Ok(bound) => bound,
@@ -1104,7 +1108,7 @@ impl Chain {
     }
 
     /// Whether a normal series of level `level` proves it (see
-    /// [`super::normal_series::level_order_at_most`]), recording what it held beside the chain.
+    /// [`normal_series::level_order_at_most`]), recording what it held beside the chain.
     fn level_series(
         &mut self,
         level: usize,
@@ -1115,7 +1119,7 @@ impl Chain {
         // level (and the deeper levels are proven already).
         let target = self.order_from(level);
         let mut peak = 0;
-        let bounded = match super::normal_series::level_order_at_most(
+        let bounded = match normal_series::level_order_at_most(
             self, level, &target, seed, ctx, &mut peak,
         ) {
             Ok(bounded) => bounded,
@@ -1126,7 +1130,7 @@ impl Chain {
         Ok(bounded)
     }
 
-    /// The block-system proof of level `level` (see [`super::block_system`]), recording what it
+    /// The block-system proof of level `level` (see [`block_system`]), recording what it
     /// held beside the chain.
     fn block_system(
         &mut self,
@@ -1136,12 +1140,12 @@ impl Chain {
         ctx: &SolveContext,
     ) -> Result<LemmaOutcome, SolveError> {
         let mut peak = 0;
-        let out = super::block_system::prove_level(self, level, buf, seed, ctx, &mut peak);
+        let out = block_system::prove_level(self, level, buf, seed, ctx, &mut peak);
         self.proof_peak = self.proof_peak.max(peak);
         out
     }
 
-    /// Sims's one-generator lemma on level `level` (see [`super::sims_verify`]), recording what it
+    /// Sims's one-generator lemma on level `level` (see [`sims_verify`]), recording what it
     /// held beside the chain.
     fn lemma(
         &mut self,
@@ -1152,7 +1156,7 @@ impl Chain {
         ctx: &SolveContext,
     ) -> Result<LemmaOutcome, SolveError> {
         let mut peak = 0;
-        let out = super::sims_verify::prove_level(self, level, max_work, buf, seed, ctx, &mut peak);
+        let out = sims_verify::prove_level(self, level, max_work, buf, seed, ctx, &mut peak);
         self.proof_peak = self.proof_peak.max(peak);
         out
     }

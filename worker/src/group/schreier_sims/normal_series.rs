@@ -31,10 +31,10 @@
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive};
 
-use super::cyclic::CyclicGroup;
-use super::perm::Perm;
-use super::proof_memory::Held;
-use super::schreier_sims::{Chain, ChainTuning, is_identity_slice};
+use crate::group::cyclic::CyclicGroup;
+use crate::group::perm::Perm;
+use crate::group::proof_memory::Held;
+use super::{Chain, ChainTuning, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
