@@ -91,12 +91,12 @@ use num_traits::{One, Zero};
 
 use super::sizes::single_group_memory_estimate;
 use super::{GroupTuning, PermGroup, factorial};
+use crate::context::SolveContext;
+use crate::error::SolveError;
 use crate::group::giant_recognition::{MIN_DEGREE, PLAIN_STREAK, prime_sieve, tries_for};
 use crate::group::perm::Perm;
 use crate::group::product_replacement::ProductReplacement;
 use crate::group::schreier_sims::NONE;
-use crate::context::SolveContext;
-use crate::error::SolveError;
 use crate::limits::Limits;
 use linkage::link_classes;
 use parity_span::ParitySpan;
@@ -113,7 +113,6 @@ impl GiantClass {
         self.copies[0].len()
     }
 }
-
 
 /// A proven giant product (see the module documentation): the classes, the rest and the group
 /// `Γ'` of the rest with the pivot parities.
@@ -673,7 +672,6 @@ impl GiantProduct {
         Ok(out)
     }
 }
-
 
 /// Builds `<generators>` on `0..degree` (part of the rest) with the ordinary engine, charging its
 /// construction (bounded by [`single_group_memory_estimate`]) and its chain to the chain budget

@@ -63,7 +63,6 @@ impl ParitySpan {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
