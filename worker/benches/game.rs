@@ -18,7 +18,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use orbit_worker::SolveContext;
-use orbit_worker::game::{GameGraph, parse_grid_text, solve_cop_thief, solve_game_threads};
+use orbit_worker::cop_thief::{parse_grid_text, solve_cop_thief};
+use orbit_worker::game::{GameGraph, solve_game_threads};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -5,15 +5,15 @@
 //! [`JobSpec::run`] on a worker thread.
 
 use crate::context::SolveContext;
+use crate::cop_thief::{self, Cell, CopThiefValue, Grid, solve_cop_thief, validate_cop_thief};
+// Temporary: callers outside the worker move to crate::cop_thief
+pub use crate::cop_thief::CopThiefQuery;
 use crate::counting::{
     CountAnswer, CountProblem, count_memory_estimate, solve_count, validate_count,
 };
 use crate::error::SolveError;
-use crate::game::{
-    Cell, CopThiefValue, GameGraph, GameSolution, Grid, solve_cop_thief, solve_game,
-    validate_cop_thief, validate_game,
-};
-use crate::game::{cop_thief, retrograde};
+use crate::game::retrograde;
+use crate::game::{GameGraph, GameSolution, solve_game, validate_game};
 use crate::group::{
     GroupAnswer, GroupProblem, group_memory_estimate, solve_group, validate_group_problem,
 };
@@ -47,18 +47,6 @@ pub enum JobSpec {
     Count(CountProblem),
     /// Reachability in the token puzzle.
     Puzzle(PuzzleProblem),
-}
-
-/// A policeman-and-thief state to report: the policeman's and the thief's cells, and whether the
-/// policeman moves next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CopThiefQuery {
-    /// The policeman's cell.
-    pub cop: Cell,
-    /// The thief's cell.
-    pub thief: Cell,
-    /// Whether the policeman moves next.
-    pub cop_to_move: bool,
 }
 
 /// A job's answer, matching its [`JobSpec`] variant.
