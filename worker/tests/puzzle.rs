@@ -1,4 +1,4 @@
-//! Token puzzle (issue 4): the block/Wilson solver against independent oracles.
+//! The token-swapping puzzle (WC2017 "board game", UOJ 287): the block/Wilson solver against independent oracles.
 //!
 //! * exhaustive BFS over all arrangements (n <= 8), random connected and disconnected graphs of
 //!   many families, with self-loops and parallel edges;

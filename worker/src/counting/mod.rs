@@ -1,4 +1,4 @@
-//! Burnside/Pólya counting (Orbit issue 5): exact numbers of colourings up to symmetry, for any
+//! Burnside/Pólya counting: exact numbers of colourings up to symmetry, for any
 //! permutation group given by generators and for classic families by closed formulas.
 //!
 //! The job-level API is [`CountProblem`] (what to count, optional modulus), [`validate_count`]

@@ -1,4 +1,4 @@
-//! Permutation groups (Orbit issue 3): exact orders, membership, orbits, bases and transversals.
+//! Permutation groups (Schreier–Sims, giant recognition): exact orders, membership, orbits, bases and transversals.
 //!
 //! - [`Perm`]: permutations of `0..d` as image arrays; GAP's product convention (`p * q` is
 //!   "first `p`, then `q`") and GAP cycle notation (1-based) for text.

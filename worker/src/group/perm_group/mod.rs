@@ -1,5 +1,10 @@
 //! [`PermGroup`]: a permutation group with an exact order, membership testing and explicit
 //! transversals, built by giant recognition, giant-product recognition or Schreier–Sims.
+//!
+//! One concept, hence the length (about 900 lines with its tests): the group type, its
+//! construction (which structure is proven) and its queries, all reading the same `Structure`.
+//! The size checks and memory estimates, the moved-point support and the giant products are in
+//! child files.
 
 use std::borrow::Cow;
 
