@@ -25,7 +25,7 @@ const LARGEST_FIRST_MAX_SUPERBLOCKS: usize = 128;
 /// Solves the policeman-and-thief game for every state of the grid.
 ///
 /// # Arguments
-/// * `grid` — the grid; check its size with [`validate_cop_thief`] first.
+/// * `grid` — the grid; check its size with [`validate_cop_thief`](super::validate_cop_thief) first.
 /// * `threads` — worker threads for the level-synchronous propagation (`0` counts as `1`); small
 ///   levels always run on the calling thread.
 /// * `ctx` — polled for cancellation every few rows (within a millisecond); receives progress as

@@ -43,7 +43,7 @@ pub fn validate_cop_thief(grid: &Grid, limits: &Limits) -> Result<(), SolveError
     Ok(())
 }
 
-/// Upper bound on the bytes [`solve_cop_thief`] allocates for `grid` (the answer included), plus
+/// Upper bound on the bytes [`solve_cop_thief`](super::solve_cop_thief) allocates for `grid` (the answer included), plus
 /// `queries` answered states of a job.
 ///
 /// With `F` free cells, `R x C` cells and rows padded to `S = 64 ⌈F / 64⌉` states, there are

@@ -10,7 +10,7 @@
 //! generator lies in `D(c)` (checked point by point, O(d) each) then `G ⊆ D(c)`; if moreover
 //! some generator `r` is a reflection `i -> b - i`, then `r ∉ <c>` and `r c r^-1 = c^-1`, so
 //! `D(c) = <c, r> ⊆ G`. Hence `G = D(c)`, of order `2d`, conjugate (by `pos`) to the bracelet
-//! group, and its cycle index is [`bracelet_cycle_index`](super::bracelet_cycle_index)`(d)`.
+//! group, and its cycle index is [`bracelet_cycle_index`]`(d)`.
 //! When the search finds no `d`-cycle, or a generator falls outside `D(c)`, or no generator is a
 //! reflection, nothing is claimed and the caller takes its general path.
 //!

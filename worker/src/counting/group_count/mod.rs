@@ -8,9 +8,9 @@
 //! cycle index or a prescribed content is wanted). The big-integer sum over the tally is formed
 //! once at the end.
 //!
-//! Files: [`enumeration`] (the stabiliser-chain enumeration and its tally), [`giant`] (the
-//! closed forms for `Sym(d)` and `Alt(d)`), [`cyclic`] (one generator: the divisors of its
-//! order), [`dihedral`] (the natural dihedral group recognised from its generators and counted by
+//! Files: `enumeration` (the stabiliser-chain enumeration and its tally), `giant` (the closed
+//! forms for `Sym(d)` and `Alt(d)`), `cyclic` (one generator: the divisors of its order),
+//! [`dihedral`] (the natural dihedral group recognised from its generators and counted by
 //! the bracelet cycle index); this file chooses between them and holds the memory estimate.
 
 mod cyclic;
