@@ -107,10 +107,14 @@ impl Board {
         }
     }
 
+    // `#[inline]` on the small accessors the solver's inner loops call: they sat in the solver's
+    // module (and codegen unit) before the split.
+    #[inline]
     pub(super) fn cop_moves(&self, c: usize) -> &[u32] {
         &self.cop_moves[c][..usize::from(self.cop_len[c])]
     }
 
+    #[inline]
     pub(super) fn thief_moves(&self, t: usize) -> &[u32] {
         &self.thief_moves[t][..usize::from(self.thief_len[t])]
     }

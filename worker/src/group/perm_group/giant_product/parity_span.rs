@@ -19,6 +19,7 @@ impl ParitySpan {
         }
     }
 
+    #[inline]
     pub(super) fn bit(v: &[u64], i: usize) -> bool {
         v[i / 64] >> (i % 64) & 1 == 1
     }
