@@ -1,5 +1,5 @@
-//! Counting benchmark (issue 5): the targets of the issue, timed end to end with the exact
-//! decimal output, plus the group enumeration rate and the seed's method as an anchor.
+//! Burnside/Pólya counting benchmark: the target instances of each family, timed end to end with
+//! the exact decimal output, plus the group enumeration rate and the seed's method as an anchor.
 //!
 //! `cargo bench -p orbit-worker --bench counting` (add case names to run some only; `m24` is not
 //! in the default set: it enumerates 244,823,040 elements).

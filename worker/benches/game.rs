@@ -1,5 +1,6 @@
-//! Game-solver benchmark (issues 2 and 6): Orbit's solvers beside the textbook baseline of seed 000
-//! (explicit predecessor lists as a vector of vectors, the same breadth-first propagation).
+//! Game-solver benchmark (retrograde analysis of game graphs; the policeman-and-thief grid game):
+//! Orbit's solvers beside the textbook baseline (explicit predecessor lists as a vector of
+//! vectors, the same breadth-first propagation).
 //!
 //! Every case runs in a child process of this binary so that its peak RSS (`VmHWM`) is its own.
 //!
@@ -18,7 +19,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use orbit_worker::SolveContext;
-use orbit_worker::game::{GameGraph, parse_grid_text, solve_cop_thief, solve_game_threads};
+use orbit_worker::cop_thief::{parse_grid_text, solve_cop_thief};
+use orbit_worker::game::{GameGraph, solve_game_threads};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -180,9 +182,9 @@ fn cop(n: usize, threads: usize, textbook: bool) -> (f64, f64, String) {
     })
 }
 
-/// The textbook version (seed 000): build every state's predecessor list explicitly as a vector of
+/// The textbook version of retrograde analysis: build every state's predecessor list explicitly as a vector of
 /// vectors, count out-degrees, then propagate from the finished states (breadth-first instead of
-/// the seed's recursive DFS, which would overflow the stack, and with depths).
+/// the textbook's recursive DFS, which would overflow the stack, and with depths).
 fn textbook_cop(text: &str) -> String {
     let mut lines = text.lines();
     let header: Vec<usize> = lines

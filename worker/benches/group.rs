@@ -1,4 +1,4 @@
-//! Permutation-group benchmark (issue 3), side by side with GAP.
+//! Permutation-group benchmark (Schreier–Sims and giant recognition), side by side with GAP.
 //!
 //! `cargo bench -p orbit-worker --bench group` (add `-- NAME...` to run some cases only).
 //!
@@ -104,7 +104,7 @@ fn main() {
         .unwrap_or(300);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gap/group_bench.g");
     println!(
-        "# Permutation groups (issue 3) — GAP: {}",
+        "# Permutation groups (Schreier–Sims) — GAP: {}",
         gap_version(gap.as_deref())
     );
     println!("| case | Orbit time | Orbit peak RSS | GAP time | ratio GAP/Orbit | result |");

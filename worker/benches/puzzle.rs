@@ -1,4 +1,4 @@
-//! Token puzzle (issue 4) benchmark. Not a timed test: prints a table for BENCHMARKS.md.
+//! Token-swapping puzzle (WC2017 "board game", UOJ 287) benchmark. Not a timed test: prints a table for BENCHMARKS.md.
 //!
 //! `CARGO_TARGET_DIR=/work/target-puzzle cargo bench -p orbit-worker --bench puzzle [-- contest|scale|mid]`
 //! (default: `contest` and `scale`; `mid` takes about two minutes and runs only when named).

@@ -2,7 +2,7 @@
 
 /// Why a job produced no answer.
 ///
-/// The server maps each variant to one gRPC status (see `server/src/status.rs`); the CLI prints the
+/// The server maps each variant to one gRPC status (see `server/src/error.rs`); the CLI prints the
 /// `Display` text. Messages name the offending field the way a caller wrote it, e.g.
 /// `game.edges[12]: vertex 40 out of range 0..39`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

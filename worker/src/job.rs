@@ -127,7 +127,7 @@ job_kinds! {
     /// Reachability in the token-swapping puzzle.
     Puzzle(crate::puzzle::PuzzleProblem),
     /// The policeman-and-thief game on a grid.
-    CopThief(crate::game::CopThiefJob),
+    CopThief(crate::cop_thief::CopThiefJob),
 }
 
 impl JobSpec {

@@ -5,6 +5,7 @@
 //! converts protobuf into these types, submits them to the [`pool`], and converts the answers back.
 
 pub mod context;
+pub mod cop_thief;
 pub mod counting;
 pub mod error;
 pub mod game;

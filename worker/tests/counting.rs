@@ -1,4 +1,4 @@
-//! Counting (issue 5): every formula against independent oracles — brute force over explicitly
+//! Burnside/Pólya counting: every formula against independent oracles — brute force over explicitly
 //! built groups (orbits of all colourings by canonical forms, and Burnside by trying every
 //! colouring against every element) and published OEIS values.
 

@@ -3,7 +3,7 @@
 //! winner and depth must agree, every best move must be legal and consistent, and the start line
 //! must match the CLI format. Also: thread counts, word widths, the parser's errors, limits.
 
-use orbit_worker::game::{
+use orbit_worker::cop_thief::{
     CopThiefSolution, CopThiefValue, Grid, Tuning, parse_grid_text, solve_cop_thief,
     solve_cop_thief_tuned, validate_cop_thief,
 };

@@ -1,4 +1,4 @@
-//! Large-degree groups with small bases (issue 3: degree up to 100,000): dihedral groups, affine
+//! Large-degree groups with small bases (degree up to 100,000): dihedral groups, affine
 //! groups AGL(1, p), direct products, PSL(2, p). Independent oracles: the orders are textbook
 //! formulas (|D_n| = 2n, |AGL(1,p)| = p(p-1), |PSL(2,p)| = p(p²-1)/2), and membership is decided
 //! from the definitions (affine maps x -> ax+b, rotations/reflections of the n-gon).

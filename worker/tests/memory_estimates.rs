@@ -18,8 +18,9 @@ use std::alloc::System;
 use std::sync::Mutex;
 
 use num_bigint::BigUint;
+use orbit_worker::cop_thief::{CopThiefJob, CopThiefQuery, Grid};
 use orbit_worker::counting::{CountKind, CountProblem, CubePart, parse_content};
-use orbit_worker::game::{CopThiefJob, CopThiefQuery, GameGraph, GameJob, Grid};
+use orbit_worker::game::{GameGraph, GameJob};
 use orbit_worker::group::{GroupProblem, Perm, PermGroup, perm_group_memory_estimate};
 use orbit_worker::job::{JobAnswer, JobSpec};
 use orbit_worker::puzzle::PuzzleProblem;
@@ -840,10 +841,11 @@ fn big_integer_operations_stay_under_the_factor() {
 /// sizes without building them).
 #[test]
 fn the_default_limit_admits_the_scale_benchmarks() {
+    use orbit_worker::cop_thief;
     use orbit_worker::counting::{
         graphs_memory_estimate, necklace_memory_estimate, torus_memory_estimate,
     };
-    use orbit_worker::game::{cop_thief, retrograde};
+    use orbit_worker::game::retrograde;
     let _serial = one_test_at_a_time();
     let limit = Limits::default().max_job_memory;
     let cases = [

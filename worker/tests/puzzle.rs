@@ -1,20 +1,24 @@
-//! Token puzzle (issue 4): the block/Wilson solver against independent oracles.
+//! The token-swapping puzzle (WC2017 "board game", UOJ 287): the block/Wilson solver against
+//! independent oracles.
 //!
 //! * exhaustive BFS over all arrangements (n <= 8), random connected and disconnected graphs of
 //!   many families, with self-loops and parallel edges;
 //! * the seed's method (naive stabiliser chain) and the group engine at n <= 50 (seed families)
 //!   and beyond (block trees with large Wilson blocks);
-//! * the published sample, parser and validation errors, edge cases, and a scale smoke test.
+//! * the published sample, parser and validation errors, edge cases, a scale smoke test and
+//!   cancellation.
 //!
 //! Every test name starts with `puzzle_` so `cargo test -p orbit-worker puzzle` selects them.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use orbit_worker::puzzle::reference::{solve_puzzle_group_engine, solve_puzzle_reference};
 use orbit_worker::puzzle::{
     PuzzleProblem, PuzzleSolver, format_answers, parse_puzzle_text, solve_puzzle, validate_puzzle,
 };
-use orbit_worker::{Limits, SolveContext, SolveError};
+use orbit_worker::{CancelFlag, Limits, SolveContext, SolveError};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -984,6 +988,58 @@ fn puzzle_scale_smoke() {
             }
         }
     }
+}
+
+/// A puzzle of `n` vertices big enough that the preparation runs its long loops: a path with a
+/// few cycles at the far end, a random start, and `q` targets (the start itself: reachable).
+fn cancellation_instance(n: u32, q: usize) -> PuzzleProblem {
+    let mut rng = ChaCha8Rng::seed_from_u64(4011);
+    let mut edges: Edges = (1..n).map(|v| (v - 1, v)).collect();
+    edges.extend([(n - 1, n - 3), (n - 10, n - 20)]);
+    let start = random_perm(&mut rng, n);
+    PuzzleProblem {
+        n,
+        edges,
+        targets: vec![start.clone(); q],
+        start,
+    }
+}
+
+#[test]
+fn puzzle_cancel() {
+    let p = cancellation_instance(100_000, 10);
+    assert_eq!(
+        solve_puzzle(&p, &SolveContext::detached()).expect("solves"),
+        vec![true; 10]
+    );
+
+    // Cancelled before it starts: the preparation's first check (after sorting the edges) stops
+    // it.
+    let flag = CancelFlag::new();
+    flag.cancel();
+    let ctx = SolveContext::new(flag, None);
+    assert_eq!(solve_puzzle(&p, &ctx).unwrap_err(), SolveError::Cancelled);
+
+    // Cancelled while the targets are decided: progress past the preparation (0.2) cancels, and
+    // the check before the next target stops the run.
+    let flag = CancelFlag::new();
+    let reports = Arc::new(AtomicUsize::new(0));
+    let sink = {
+        let (flag, reports) = (flag.clone(), Arc::clone(&reports));
+        move |fraction: f64| {
+            if fraction > 0.2 {
+                reports.fetch_add(1, Ordering::Relaxed);
+                flag.cancel();
+            }
+        }
+    };
+    let ctx = SolveContext::new(flag, Some(Arc::new(sink)));
+    assert_eq!(solve_puzzle(&p, &ctx).unwrap_err(), SolveError::Cancelled);
+    assert_eq!(
+        reports.load(Ordering::Relaxed),
+        1,
+        "stopped after the first target"
+    );
 }
 
 #[test]

@@ -1,10 +1,12 @@
 //! The `cop_thief` kind on the wire: `CopThiefJob` → [`CopThiefJob`](job), [`CopThiefAnswer`] →
 //! `CopThiefResult`.
 //!
-//! [job]: orbit_worker::game::CopThiefJob
+//! [job]: orbit_worker::cop_thief::CopThiefJob
 
 use orbit_api::v1 as pb;
-use orbit_worker::game::{Cell, CopThiefAnswer, CopThiefJob, CopThiefQuery, CopThiefValue, Grid};
+use orbit_worker::cop_thief::{
+    Cell, CopThiefAnswer, CopThiefJob, CopThiefQuery, CopThiefValue, Grid,
+};
 use orbit_worker::{Limits, SolveError};
 
 /// proto → domain: the grid from its rows, and the queried states; a missing cell is an error

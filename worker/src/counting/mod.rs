@@ -1,4 +1,4 @@
-//! Burnside/Pólya counting (Orbit issue 5): exact numbers of colourings up to symmetry, for any
+//! Burnside/Pólya counting: exact numbers of colourings up to symmetry, for any
 //! permutation group given by generators and for classic families by closed formulas.
 //!
 //! The job-level API is [`CountProblem`] (what to count, optional modulus), [`validate_count`]
@@ -29,7 +29,7 @@ mod arith;
 pub mod binary_tree;
 pub mod cube;
 pub mod cycle_index;
-pub mod dihedral;
+
 pub mod graphs;
 pub mod group_count;
 pub mod necklace;
@@ -42,8 +42,9 @@ use num_bigint::BigUint;
 pub use binary_tree::{binary_tree_count, binary_tree_memory_estimate};
 pub use cube::{CubePart, cube_count, cube_cycle_index, cube_memory_estimate};
 pub use cycle_index::{CycleIndex, CycleIndexTerm, CycleType, MAX_CONTENT_STATES, Rational};
-pub use dihedral::is_natural_dihedral;
 pub use graphs::{graphs_count, graphs_memory_estimate, partition_count};
+pub use group_count::dihedral;
+pub use group_count::is_natural_dihedral;
 pub use group_count::{
     ElementTally, GroupCount, count_group, count_group_enumerated, count_group_memory_estimate,
     enumerate_levels, giant_cycle_index,

@@ -9,9 +9,10 @@
 //! first lost successor found is the one nearest the end (the winner hurries) and the move that
 //! empties the counter is the one furthest from it (the loser delays).
 //!
-//! Reference: seed 000, "Игры на произвольных графах" (recursive DFS over explicit predecessor
-//! lists); this version is iterative, breadth-first and stores the reversed graph in compressed
-//! sparse row form (two flat `u32` arrays built by counting sort).
+//! Reference: retrograde analysis of game graphs, as for endgame tables (K. Thompson, "Retrograde
+//! analysis of certain endgames", *ICCA Journal* 9, 1986), usually taught as a recursive DFS over
+//! explicit predecessor lists; this version is iterative, breadth-first and stores the reversed
+//! graph in compressed sparse row form (two flat `u32` arrays built by counting sort).
 
 use std::collections::HashMap;
 
@@ -211,7 +212,7 @@ pub fn memory_estimate(vertices: u64, edges: u64) -> u64 {
 /// ```
 ///
 /// # Reference
-/// Seed 000, "Игры на произвольных графах"; the notes' "Games on graphs".
+/// Retrograde analysis of game graphs (see the module documentation).
 pub fn solve_game(g: &GameGraph, ctx: &SolveContext) -> Result<GameSolution, SolveError> {
     solve_game_threads(g, 1, ctx)
 }

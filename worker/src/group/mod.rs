@@ -1,4 +1,4 @@
-//! Permutation groups (Orbit issue 3): exact orders, membership, orbits, bases and transversals.
+//! Permutation groups (Schreier–Sims, giant recognition): exact orders, membership, orbits, bases and transversals.
 //!
 //! - [`Perm`]: permutations of `0..d` as image arrays; GAP's product convention (`p * q` is
 //!   "first `p`, then `q`") and GAP cycle notation (1-based) for text.
@@ -25,20 +25,16 @@
 //! D. F. Holt, B. Eick, E. A. O'Brien, *Handbook of Computational Group Theory*, CRC, 2005;
 //! C. C. Sims, "Computational methods in the study of permutation groups", 1970.
 
-mod block_system;
 mod cycle_notation;
 mod cyclic;
-mod giant_product;
 mod giant_recognition;
 mod job;
-mod normal_series;
 mod orbits;
 mod perm;
 mod perm_group;
 mod product_replacement;
 mod proof_memory;
 mod schreier_sims;
-mod sims_verify;
 mod text_format;
 
 pub use cycle_notation::CycleNotationError;

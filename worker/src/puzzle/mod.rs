@@ -1,4 +1,4 @@
-//! The token puzzle on a graph (Orbit issue 4; the "board game" of seed 002).
+//! The token-swapping puzzle on a graph (the WC2017 "board game", UOJ 287; Wilson 1974).
 //!
 //! Every vertex of an undirected graph holds a token; the tokens `0..n-1` form a permutation. A
 //! move swaps token 0 (the *blank*) with the token on a vertex adjacent to the blank's vertex.
@@ -36,7 +36,7 @@
 //!
 //! A normalised target is reachable iff every token stays in its block's non-entry set and the
 //! induced permutation of each block lies in that block's group. [`reference`](mod@reference)
-//! holds the seed's method (one generator per non-tree edge, a stabiliser chain), against which
+//! holds the contest's reference method (one generator per non-tree edge, a stabiliser chain), against which
 //! this is tested, together with exhaustive BFS over all arrangements.
 //!
 //! # References

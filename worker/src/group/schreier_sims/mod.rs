@@ -7,7 +7,7 @@
 //!    until a run of consecutive random elements sifts to the identity. This usually produces the
 //!    whole chain quickly, but proves nothing.
 //! 2. **Proof of completeness.** First, when proving level by level would be expensive, an order
-//!    certificate from a normal series of the generators (see [`super::normal_series`]): an
+//!    certificate from a normal series of the generators (see [`normal_series`]): an
 //!    upper bound on `|G|` equal to the product of the orbit lengths proves the whole chain
 //!    complete at once (the product is always a lower bound). Otherwise the levels are proven
 //!    **from the deepest up**: level `i` is proven once `<S^(i)>_{b_i} = <S^(i+1)>` is, the levels
@@ -18,13 +18,13 @@
 //!      `i+1..` (Schreier's lemma). Used first when that is cheap, and last whatever it costs.
 //!      Schreier generators whose edge is a tree edge of the orbit's spanning tree are the
 //!      identity by construction and skipped;
-//!    - **Sims's one-generator lemma** ([`super::sims_verify`]): with `<S^(i)> = <H, z>`, a
+//!    - **Sims's one-generator lemma** ([`sims_verify`]): with `<S^(i)> = <H, z>`, a
 //!      number of membership tests in `H` that depends on the orbits of `H` and of a two-point
 //!      stabiliser, not on the orbit length;
-//!    - **a normal series of the level** ([`super::normal_series::level_order_at_most`]):
+//!    - **a normal series of the level** ([`normal_series::level_order_at_most`]):
 //!      an upper bound on `|<S^(i)>|` from a deeper level's group or a cyclic group extended by
 //!      normalising elements (commutators and generators), equal to `Π_{l >= i} |Δ_l|`;
-//!    - **a block system** ([`super::block_system`]): `|<S^(i)>|` computed exactly by a chain of
+//!    - **a block system** ([`block_system`]): `|<S^(i)>|` computed exactly by a chain of
 //!      the level's group acting on the points and on the blocks of the point stabiliser's fixed
 //!      points, whose first level is the (smaller, often 2-transitive) action on the blocks.
 //!
@@ -59,10 +59,15 @@
 //! Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §4.1 (Schreier vectors)
 //! and §4.4.
 
+mod block_system;
+mod completeness;
+mod normal_series;
+mod random;
+mod sims_verify;
+mod transversal;
+
 use super::orbits::orbit_of_point;
 use super::perm::Perm;
-use super::product_replacement::ProductReplacement;
-use super::sims_verify::LemmaOutcome;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
@@ -169,7 +174,7 @@ pub(crate) struct ChainTuning {
     /// Where the structural level proofs (one-generator lemma, level normal series, block
     /// system) are tried.
     pub(crate) level_proofs: LevelProofPolicy,
-    /// Whether a level may be proven through a block system ([`super::block_system`]); off in
+    /// Whether a level may be proven through a block system ([`block_system`]); off in
     /// the chain that proof builds, so that it does not recurse.
     pub(crate) block_proofs: bool,
     /// Consecutive random elements that must sift to the identity before the random phase stops;
@@ -395,13 +400,12 @@ impl Chain {
             // out there only means no certificate.
             let left = chain.budget_left();
             let mut peak = 0;
-            let bound = match super::normal_series::order_upper_bound(
-                n, generators, left, seed, ctx, &mut peak,
-            ) {
-                Ok(bound) => bound,
-                Err(SolveError::LimitExceeded { .. }) => None,
-                Err(e) => return Err(e),
-            };
+            let bound =
+                match normal_series::order_upper_bound(n, generators, left, seed, ctx, &mut peak) {
+                    Ok(bound) => bound,
+                    Err(SolveError::LimitExceeded { .. }) => None,
+                    Err(e) => return Err(e),
+                };
             chain.proof_peak = chain.proof_peak.max(peak);
             if let Some(bound) = bound {
                 // `chain.order() <= |G| <= bound`; equality proves every level's orbit is the
@@ -415,39 +419,6 @@ impl Chain {
             }
         }
         chain.prove(seed, ctx)?;
-        Ok(chain)
-    }
-
-    /// The random phase only: a chain whose strong generators lie in `<generators>` (so a
-    /// permutation that sifts to the identity is certainly a member) but which is not proven
-    /// complete.
-    pub(crate) fn build_random(
-        n: usize,
-        generators: &[Perm],
-        budget_bytes: u64,
-        seed: u64,
-        ctx: &SolveContext,
-        tuning: ChainTuning,
-    ) -> Result<Chain, SolveError> {
-        Chain::build_random_from(n, generators, None, budget_bytes, seed, ctx, tuning)
-    }
-
-    /// [`build_random`](Self::build_random) with the first base point `b0` when given.
-    fn build_random_from(
-        n: usize,
-        generators: &[Perm],
-        b0: Option<u32>,
-        budget_bytes: u64,
-        seed: u64,
-        ctx: &SolveContext,
-        tuning: ChainTuning,
-    ) -> Result<Chain, SolveError> {
-        let first = b0.or_else(|| generators.iter().find_map(Perm::first_moved_point));
-        let Some(b0) = first else {
-            return Ok(Chain::new(n, budget_bytes, tuning));
-        };
-        let mut chain = Chain::started_at(n, generators, b0, budget_bytes, tuning, ctx)?;
-        chain.random_phase(generators, seed, ctx)?;
         Ok(chain)
     }
 
@@ -470,44 +441,6 @@ impl Chain {
             chain.add_gen(g.clone(), 0, 0, ctx)?;
         }
         Ok(chain)
-    }
-
-    /// A complete chain for `<generators>`, whose order must be `order`, with first base point
-    /// `b0` (a point some generator moves): random Schreier–Sims until the product of the orbit
-    /// lengths reaches `order`. That product is a lower bound on the order of the group the
-    /// strong generators generate, a subgroup of `<generators>`, so reaching `order` proves the
-    /// chain complete (a Las Vegas algorithm). `Ok(None)` if `KNOWN_ORDER_PATIENCE` consecutive
-    /// random elements sift to the identity first (the order was not reached; nothing is proven).
-    ///
-    /// Complexity: that of the random phase, O(r · d · Σ depth_i) for r random elements.
-    ///
-    /// Reference: Seress (2003), §4.3 (random Schreier–Sims with a known order).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn build_with_known_order(
-        n: usize,
-        generators: &[Perm],
-        b0: u32,
-        order: &num_bigint::BigUint,
-        budget_bytes: u64,
-        seed: u64,
-        ctx: &SolveContext,
-        tuning: ChainTuning,
-    ) -> Result<Option<Chain>, SolveError> {
-        let mut chain = Chain::started_at(n, generators, b0, budget_bytes, tuning, ctx)?;
-        let mut pr = ProductReplacement::new(n, generators, seed, ctx)?;
-        let mut buf = vec![0u32; n];
-        // The product changes only when a residue is added (the streak restarts at 0).
-        let mut streak = 0;
-        while streak > 0 || &chain.order() != order {
-            if streak >= KNOWN_ORDER_PATIENCE {
-                return Ok(None);
-            }
-            streak = chain.random_step(&mut pr, &mut buf, streak, ctx)?;
-        }
-        for lvl in &mut chain.levels {
-            lvl.proof = Some(LevelProof::KnownOrder);
-        }
-        Ok(Some(chain))
     }
 
     /// The product of the orbit lengths: the group's order once the chain is complete.
@@ -644,46 +577,6 @@ impl Chain {
         self.levels.iter().map(|l| l.orbit.len()).collect()
     }
 
-    /// Adds a level with base point `base_point`, explicit if an orbit of `expected_orbit`
-    /// points would fit the explicit bound.
-    fn add_level(&mut self, base_point: u32, expected_orbit: u64) -> Result<(), SolveError> {
-        let n = self.n;
-        let explicit = expected_orbit.saturating_mul(n as u64) <= self.tuning.max_explicit_entries;
-        // The point array, the header, the first point and, explicitly, the identity.
-        let charged = if explicit { 2 * n as u64 } else { n as u64 } + LEVEL_ENTRIES;
-        charge(
-            &mut self.entries,
-            POINT_ENTRIES,
-            self.budget_entries,
-            self.budget_bytes,
-            n,
-        )?;
-        charge(
-            &mut self.entries,
-            charged,
-            self.budget_entries,
-            self.budget_bytes,
-            n,
-        )?;
-        let mut pos = vec![NONE; n];
-        pos[base_point as usize] = 0;
-        self.levels.push(Level {
-            base_point,
-            gens: Vec::new(),
-            gens_applied: 0,
-            extras: Vec::new(),
-            orbit: vec![base_point],
-            pos,
-            inv_reps: explicit.then(|| (0..n as u32).collect()),
-            parent: vec![(NONE, NONE)],
-            checked: vec![0],
-            charged,
-            points_charged: 1,
-            proof: None,
-        });
-        Ok(())
-    }
-
     /// Appends `g` (and its inverse) to the pool; returns its index.
     fn push_pool(&mut self, g: Perm) -> Result<u32, SolveError> {
         let n = self.n;
@@ -728,177 +621,6 @@ impl Chain {
         Ok(())
     }
 
-    /// Explicit mode: applies the generators of level `l` not yet applied to the old orbit
-    /// points, and all generators to new points, storing the inverse representative of each new
-    /// point. Switches the level to tree mode when it outgrows the explicit bound.
-    fn extend_orbit(&mut self, l: usize, ctx: &SolveContext) -> Result<(), SolveError> {
-        let n = self.n;
-        let max_explicit = self.tuning.max_explicit_entries;
-        let Chain {
-            strong,
-            strong_inv,
-            levels,
-            entries,
-            budget_entries,
-            budget_bytes,
-            ..
-        } = self;
-        let lvl = &mut levels[l];
-        let Some(inv_reps) = lvl.inv_reps.as_mut() else {
-            return self.rebuild_tree(l, ctx);
-        };
-        let old_len = lvl.orbit.len();
-        let mut j = 0;
-        let mut too_big = false;
-        'outer: while j < lvl.orbit.len() {
-            if j % 64 == 0 {
-                ctx.check()?;
-            }
-            let first = if j < old_len { lvl.gens_applied } else { 0 };
-            for k in first..lvl.gens.len() {
-                let sidx = lvl.gens[k] as usize;
-                let s = strong[sidx].images();
-                let y = s[lvl.orbit[j] as usize];
-                if lvl.pos[y as usize] != NONE {
-                    continue;
-                }
-                if (lvl.orbit.len() as u64 + 1).saturating_mul(n as u64) > max_explicit {
-                    too_big = true;
-                    break 'outer;
-                }
-                if lvl.orbit.len() as u64 >= lvl.points_charged {
-                    charge(entries, POINT_ENTRIES, *budget_entries, *budget_bytes, n)?;
-                    lvl.points_charged += 1;
-                }
-                // Grow the representatives by doubling (never past the explicit bound), charging
-                // the new capacity before allocating it.
-                if inv_reps.len() + n > inv_reps.capacity() {
-                    let cap = inv_reps.capacity();
-                    let bound = usize::try_from(max_explicit).unwrap_or(usize::MAX);
-                    let new_cap = (2 * cap).min(bound).max(inv_reps.len() + n);
-                    let extra = (new_cap - cap) as u64;
-                    charge(entries, extra, *budget_entries, *budget_bytes, n)?;
-                    lvl.charged += extra;
-                    inv_reps.reserve_exact(new_cap - inv_reps.len());
-                }
-                lvl.pos[y as usize] = lvl.orbit.len() as u32;
-                lvl.orbit.push(y);
-                lvl.parent.push((j as u32, code(sidx, false)));
-                lvl.checked.push(0);
-                let sinv = strong_inv[sidx].images();
-                // u_new = u_j · s, so u_new⁻¹ = s⁻¹ · u_j⁻¹: x -> u_j⁻¹[s⁻¹[x]].
-                let base = j * n;
-                for &sx in sinv.iter().take(n) {
-                    let v = inv_reps[base + sx as usize];
-                    inv_reps.push(v);
-                }
-            }
-            j += 1;
-        }
-        if too_big {
-            return self.rebuild_tree(l, ctx);
-        }
-        lvl.gens_applied = lvl.gens.len();
-        Ok(())
-    }
-
-    /// Tree mode: recomputes level `l`'s orbit and a shallow Schreier tree from scratch
-    /// (breadth-first over the generators, the extra labels and their inverses), adding extra
-    /// labels by cube doubling until the depth is at most `2k + ⌈log₂|Δ|⌉ + 2`. Resets the
-    /// level's verification progress (the representatives change).
-    ///
-    /// Complexity: O(k · |Δ| · (|S^(i)| + k) + k · d · depth) for `k` rounds.
-    fn rebuild_tree(&mut self, l: usize, ctx: &SolveContext) -> Result<(), SolveError> {
-        let n = self.n;
-        // Leave explicit mode: refund the representatives.
-        if let Some(reps) = self.levels[l].inv_reps.take() {
-            let freed = reps.capacity() as u64;
-            drop(reps);
-            self.entries = self.entries.saturating_sub(freed);
-            self.levels[l].charged = self.levels[l].charged.saturating_sub(freed);
-        }
-        let mut depth: Vec<u32> = Vec::new();
-        loop {
-            ctx.check()?;
-            let codes: Vec<u32> = {
-                let lvl = &self.levels[l];
-                lvl.gens
-                    .iter()
-                    .chain(lvl.extras.iter())
-                    .flat_map(|&i| [code(i as usize, false), code(i as usize, true)])
-                    .collect()
-            };
-            let Chain {
-                strong,
-                strong_inv,
-                levels,
-                entries,
-                budget_entries,
-                budget_bytes,
-                ..
-            } = self;
-            let lvl = &mut levels[l];
-            for &x in &lvl.orbit {
-                lvl.pos[x as usize] = NONE;
-            }
-            lvl.orbit.clear();
-            lvl.parent.clear();
-            depth.clear();
-            lvl.orbit.push(lvl.base_point);
-            lvl.parent.push((NONE, NONE));
-            lvl.pos[lvl.base_point as usize] = 0;
-            depth.push(0);
-            let mut j = 0;
-            while j < lvl.orbit.len() {
-                if j % 4096 == 0 {
-                    ctx.check()?;
-                }
-                let x = lvl.orbit[j] as usize;
-                for &c in &codes {
-                    let y = label(strong, strong_inv, c)[x];
-                    if lvl.pos[y as usize] == NONE {
-                        if lvl.orbit.len() as u64 >= lvl.points_charged {
-                            charge(entries, POINT_ENTRIES, *budget_entries, *budget_bytes, n)?;
-                            lvl.points_charged += 1;
-                        }
-                        lvl.pos[y as usize] = lvl.orbit.len() as u32;
-                        lvl.orbit.push(y);
-                        lvl.parent.push((j as u32, c));
-                        depth.push(depth[j] + 1);
-                    }
-                }
-                j += 1;
-            }
-            let max_depth = depth.last().copied().unwrap_or(0) as usize;
-            let bound = 2 * lvl.extras.len() + ceil_log2(lvl.orbit.len()) + 2;
-            if max_depth <= bound {
-                break;
-            }
-            // A point at depth bound + 1 (outside the ball of radius `bound`): its
-            // representative doubles the cube of extra labels.
-            let Some(delta) = depth.iter().position(|&d| d as usize == bound + 1) else {
-                break;
-            };
-            let mut inv = (0..n as u32).collect::<Vec<u32>>();
-            apply_inv_rep(lvl, strong, strong_inv, delta, &mut inv);
-            let t_inv = Perm::from_images_unchecked(inv.into_boxed_slice());
-            let idx = self.push_pool(t_inv.inverse())?;
-            charge(
-                &mut self.entries,
-                INDEX_ENTRIES,
-                self.budget_entries,
-                self.budget_bytes,
-                n,
-            )?;
-            self.levels[l].extras.push(idx);
-        }
-        let lvl = &mut self.levels[l];
-        lvl.checked.clear();
-        lvl.checked.resize(lvl.orbit.len(), 0);
-        lvl.gens_applied = lvl.gens.len();
-        Ok(())
-    }
-
     /// Sifts `g` (an image array, modified in place) through levels `from..`; returns the level
     /// whose orbit does not contain the image of its base point, or `levels.len()` if `g` passed
     /// every level (then `g` holds the residue, which fixes every base point).
@@ -923,322 +645,6 @@ impl Chain {
     /// chain from [`build_random`](Self::build_random): `true` is certain, `false` is not).
     pub(crate) fn contains_in_place(&self, g: &mut [u32]) -> bool {
         self.sift(g, 0) == self.levels.len() && is_identity_slice(g)
-    }
-
-    fn random_phase(
-        &mut self,
-        generators: &[Perm],
-        seed: u64,
-        ctx: &SolveContext,
-    ) -> Result<(), SolveError> {
-        let mut pr = ProductReplacement::new(self.n, generators, seed, ctx)?;
-        let mut buf = vec![0u32; self.n];
-        let mut streak = 0;
-        while streak < self.tuning.random_streak {
-            streak = self.random_step(&mut pr, &mut buf, streak, ctx)?;
-        }
-        Ok(())
-    }
-
-    /// Sifts the next random element; a non-trivial residue becomes a strong generator. Returns
-    /// the new count of consecutive elements that sifted to the identity (`streak + 1`, or 0).
-    fn random_step(
-        &mut self,
-        pr: &mut ProductReplacement,
-        buf: &mut [u32],
-        streak: usize,
-        ctx: &SolveContext,
-    ) -> Result<usize, SolveError> {
-        ctx.check()?;
-        buf.copy_from_slice(pr.next_element().images());
-        let l = self.sift(buf, 0);
-        if l == self.levels.len() && is_identity_slice(buf) {
-            return Ok(streak + 1);
-        }
-        self.add_residue(buf, 1, l, ctx)?;
-        Ok(0)
-    }
-
-    /// Adds the non-trivial residue `h` (which fixes `b_0..b_{l-1}`) to levels `lo..=l`, creating
-    /// level `l` first when `l` is the number of levels.
-    fn add_residue(
-        &mut self,
-        h: &[u32],
-        lo: usize,
-        l: usize,
-        ctx: &SolveContext,
-    ) -> Result<(), SolveError> {
-        let h = Perm::from_images_unchecked(h.to_vec().into_boxed_slice());
-        if l == self.levels.len() {
-            let Some(b) = h.first_moved_point() else {
-                return Ok(()); // the identity adds nothing (never reached: residues are non-trivial)
-            };
-            let bound = self.group_orbit_len(b);
-            self.add_level(b, bound)?;
-        }
-        self.add_gen(h, lo.min(l), l, ctx)
-    }
-
-    /// Proves the chain level by level from the deepest up (see the module documentation); a
-    /// failed proof's residue becomes a strong generator and the levels it changed are proven
-    /// again. On return every level is proven.
-    fn prove(&mut self, seed: u64, ctx: &SolveContext) -> Result<(), SolveError> {
-        let mut buf = vec![0u32; self.n];
-        let mut i = self.levels.len();
-        while i > 0 {
-            let level = i - 1;
-            ctx.progress(1.0 - level as f64 / self.levels.len() as f64);
-            match self.prove_level(level, &mut buf, seed, ctx)? {
-                None => i -= 1,
-                Some(j) => {
-                    self.add_residue(&buf, level + 1, j, ctx)?;
-                    i = j + 1;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Proves level `level` (every deeper level proven), or finds an element of
-    /// `<S^(level)>_{b_level}` outside `<S^(level+1)>`: then its residue is left in `buf` and the
-    /// level where sifting it stopped is returned.
-    fn prove_level(
-        &mut self,
-        level: usize,
-        buf: &mut [u32],
-        seed: u64,
-        ctx: &SolveContext,
-    ) -> Result<Option<usize>, SolveError> {
-        let direct = self.schreier_generator_work(level);
-        let policy = self.tuning.level_proofs;
-        let (lemma_allowed, series_allowed, blocks_allowed) = match policy {
-            LevelProofPolicy::WhereExpensive => {
-                // On a short orbit the Schreier generators are hardly more than the level's
-                // generators, which every proof tests anyway.
-                let expensive = direct > DIRECT_LEVEL_WORK
-                    && self.levels[level].orbit.len() >= STRUCTURAL_MIN_ORBIT;
-                (expensive, expensive, expensive)
-            }
-            LevelProofPolicy::Always => (true, true, true),
-            LevelProofPolicy::LemmaOnly => (true, false, false),
-            LevelProofPolicy::NormalSeriesOnly => (false, true, false),
-            LevelProofPolicy::BlockSystemOnly => (false, false, true),
-        };
-        let blocks_allowed = blocks_allowed && self.tuning.block_proofs;
-        let forced = policy != LevelProofPolicy::WhereExpensive;
-        if lemma_allowed || series_allowed || blocks_allowed {
-            let seed = seed ^ (level as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            // In order: the lemma when its tests are few (a fraction of the Schreier generators'
-            // cost); the level's normal series; the lemma when its tests cost less than the
-            // block system is expected to; the block system; the lemma at any cost below the
-            // Schreier generators'.
-            let (cheap, any) = if forced {
-                (u64::MAX, u64::MAX)
-            } else {
-                ((direct / LEMMA_ADVANTAGE).max(DIRECT_LEVEL_WORK), direct)
-            };
-            let mut lemma_work = None;
-            if lemma_allowed {
-                match self.lemma(level, cheap, buf, seed, ctx)? {
-                    LemmaOutcome::TooCostly(work) => lemma_work = Some(work),
-                    out => {
-                        if let Some(done) = self.settle(level, out, LevelProof::OneGeneratorLemma) {
-                            return Ok(done);
-                        }
-                    }
-                }
-            }
-            if series_allowed && self.level_series(level, seed, ctx)? {
-                self.levels[level].proof = Some(LevelProof::LevelNormalSeries);
-                return Ok(None);
-            }
-            let moderate = self.n as u64 * BLOCK_SYSTEM_WORK_PER_POINT;
-            if let Some(work) = lemma_work
-                && work <= any
-                && (work <= moderate || !blocks_allowed)
-            {
-                lemma_work = None;
-                let out = self.lemma(level, any, buf, seed, ctx)?;
-                if let Some(done) = self.settle(level, out, LevelProof::OneGeneratorLemma) {
-                    return Ok(done);
-                }
-            }
-            if blocks_allowed {
-                let out = self.block_system(level, buf, seed, ctx)?;
-                if let Some(done) = self.settle(level, out, LevelProof::BlockSystem) {
-                    return Ok(done);
-                }
-            }
-            if let Some(work) = lemma_work
-                && work <= any
-            {
-                let out = self.lemma(level, any, buf, seed, ctx)?;
-                if let Some(done) = self.settle(level, out, LevelProof::OneGeneratorLemma) {
-                    return Ok(done);
-                }
-            }
-        }
-        let found = self.next_nontrivial_schreier_residue(level, buf, ctx)?;
-        if found.is_none() {
-            self.levels[level].proof = Some(LevelProof::SchreierGenerators);
-        }
-        Ok(found)
-    }
-
-    /// What a structural proof's outcome means for [`prove_level`](Self::prove_level): proven
-    /// (recorded as `proof`), a residue, or `None` to try the next proof.
-    fn settle(
-        &mut self,
-        level: usize,
-        out: LemmaOutcome,
-        proof: LevelProof,
-    ) -> Option<Option<usize>> {
-        match out {
-            LemmaOutcome::Proven => {
-                self.levels[level].proof = Some(proof);
-                Some(None)
-            }
-            LemmaOutcome::Residue(j) => Some(Some(j)),
-            LemmaOutcome::NotApplicable | LemmaOutcome::TooCostly(_) => None,
-        }
-    }
-
-    /// Whether a normal series of level `level` proves it (see
-    /// [`super::normal_series::level_order_at_most`]), recording what it held beside the chain.
-    fn level_series(
-        &mut self,
-        level: usize,
-        seed: u64,
-        ctx: &SolveContext,
-    ) -> Result<bool, SolveError> {
-        // `Π_{l >= level} |Δ_l| <= |<S^(level)>|` always; an upper bound equal to it proves the
-        // level (and the deeper levels are proven already).
-        let target = self.order_from(level);
-        let mut peak = 0;
-        let bounded = match super::normal_series::level_order_at_most(
-            self, level, &target, seed, ctx, &mut peak,
-        ) {
-            Ok(bounded) => bounded,
-            Err(SolveError::LimitExceeded { .. }) => false,
-            Err(e) => return Err(e),
-        };
-        self.proof_peak = self.proof_peak.max(peak);
-        Ok(bounded)
-    }
-
-    /// The block-system proof of level `level` (see [`super::block_system`]), recording what it
-    /// held beside the chain.
-    fn block_system(
-        &mut self,
-        level: usize,
-        buf: &mut [u32],
-        seed: u64,
-        ctx: &SolveContext,
-    ) -> Result<LemmaOutcome, SolveError> {
-        let mut peak = 0;
-        let out = super::block_system::prove_level(self, level, buf, seed, ctx, &mut peak);
-        self.proof_peak = self.proof_peak.max(peak);
-        out
-    }
-
-    /// Sims's one-generator lemma on level `level` (see [`super::sims_verify`]), recording what it
-    /// held beside the chain.
-    fn lemma(
-        &mut self,
-        level: usize,
-        max_work: u64,
-        buf: &mut [u32],
-        seed: u64,
-        ctx: &SolveContext,
-    ) -> Result<LemmaOutcome, SolveError> {
-        let mut peak = 0;
-        let out = super::sims_verify::prove_level(self, level, max_work, buf, seed, ctx, &mut peak);
-        self.proof_peak = self.proof_peak.max(peak);
-        out
-    }
-
-    /// Rough integer operations of proving level `level` by its Schreier generators: their number
-    /// times the cost of forming and sifting one.
-    fn schreier_generator_work(&self, level: usize) -> u64 {
-        let lvl = &self.levels[level];
-        let sift: u64 = self.levels[level..]
-            .iter()
-            .map(|l| self.level_depth(l) + 1)
-            .sum::<u64>()
-            + self.level_depth(lvl);
-        (lvl.orbit.len() as u64)
-            .saturating_mul(lvl.gens.len() as u64)
-            .saturating_mul(self.n as u64)
-            .saturating_mul(sift)
-    }
-
-    /// Finds the next unverified Schreier generator of level `i` that does not sift to the
-    /// identity through levels `i+1..`; leaves its residue in `buf` and returns the level where
-    /// sifting stopped. `None` when every Schreier generator of level `i` is verified.
-    fn next_nontrivial_schreier_residue(
-        &mut self,
-        i: usize,
-        buf: &mut [u32],
-        ctx: &SolveContext,
-    ) -> Result<Option<usize>, SolveError> {
-        let n = self.n;
-        let orbit_len = self.levels[i].orbit.len();
-        let ngens = self.levels[i].gens.len();
-        // The forward representative of the orbit point being checked (`usize::MAX`: none yet).
-        let mut fwd = vec![0u32; n];
-        let mut fwd_of = usize::MAX;
-        for idx in 0..orbit_len {
-            let start = self.levels[i].checked[idx] as usize;
-            for k in start..ngens {
-                ctx.check()?;
-                self.levels[i].checked[idx] = k as u32 + 1;
-                let lvl = &self.levels[i];
-                let sidx = lvl.gens[k];
-                let s = self.strong[sidx as usize].images();
-                let gamma = s[lvl.orbit[idx] as usize];
-                let m = lvl.pos[gamma as usize] as usize;
-                if lvl.parent[m] == (idx as u32, code(sidx as usize, false)) {
-                    continue; // tree edge: u_β · s = u_γ exactly
-                }
-                if fwd_of != idx {
-                    self.rep_into(i, idx, &mut fwd);
-                    fwd_of = idx;
-                }
-                let lvl = &self.levels[i];
-                for (out, &r) in buf.iter_mut().zip(fwd.iter()) {
-                    *out = s[r as usize];
-                }
-                apply_inv_rep(lvl, &self.strong, &self.strong_inv, m, buf);
-                let l = self.sift(buf, i + 1);
-                if l < self.levels.len() || !is_identity_slice(buf) {
-                    return Ok(Some(l));
-                }
-            }
-        }
-        Ok(None)
-    }
-
-    /// Writes representative `j` of level `l` (maps the base point to `orbit[j]`) into `out`.
-    ///
-    /// Complexity: O(d) explicit, O(d · depth) tree.
-    pub(crate) fn rep_into(&self, l: usize, j: usize, out: &mut [u32]) {
-        let mut inv: Vec<u32> = (0..self.n as u32).collect();
-        apply_inv_rep(&self.levels[l], &self.strong, &self.strong_inv, j, &mut inv);
-        for (x, &y) in inv.iter().enumerate() {
-            out[y as usize] = x as u32;
-        }
-    }
-
-    /// The explicit transversal of level `l`: `result[j]` maps the base point to `orbit[j]`.
-    pub(crate) fn transversal(&self, l: usize) -> Vec<Perm> {
-        let lvl = &self.levels[l];
-        (0..lvl.orbit.len())
-            .map(|j| {
-                let mut img = vec![0u32; self.n];
-                self.rep_into(l, j, &mut img);
-                Perm::from_images_unchecked(img.into_boxed_slice())
-            })
-            .collect()
     }
 }
 

@@ -31,12 +31,12 @@
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive};
 
-use super::cyclic::CyclicGroup;
-use super::perm::Perm;
-use super::proof_memory::Held;
-use super::schreier_sims::{Chain, ChainTuning, is_identity_slice};
+use super::{Chain, ChainTuning, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::cyclic::CyclicGroup;
+use crate::group::perm::Perm;
+use crate::group::proof_memory::Held;
 
 /// More generators than this are not tried (the search is quadratic in their number and each
 /// step builds a random chain).

@@ -32,13 +32,13 @@
 //! Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §4.3 (blocks of
 //! imprimitivity, fixed points of point stabilisers).
 
-use super::perm::Perm;
-use super::product_replacement::ProductReplacement;
-use super::proof_memory::Held;
-use super::schreier_sims::{Chain, ChainTuning, NONE, is_identity_slice};
 use super::sims_verify::LemmaOutcome;
+use super::{Chain, ChainTuning, NONE, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::perm::Perm;
+use crate::group::product_replacement::ProductReplacement;
+use crate::group::proof_memory::Held;
 
 /// Bytes per point of the lifted degree charged for the second chain's own scratch (its random
 /// phase, sifting buffers, orbit searches), beside its charged storage.

@@ -49,12 +49,12 @@
 //! ("Sims's Verify routine"); Holt, Eick, O'Brien, *Handbook of Computational Group Theory*
 //! (2005), §4.4.
 
-use super::perm::Perm;
-use super::product_replacement::ProductReplacement;
-use super::proof_memory::Held;
-use super::schreier_sims::{Chain, ChainTuning, NONE, is_identity_slice};
+use super::{Chain, ChainTuning, NONE, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::perm::Perm;
+use crate::group::product_replacement::ProductReplacement;
+use crate::group::proof_memory::Held;
 
 /// What the lemma concluded about a level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

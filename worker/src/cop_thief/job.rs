@@ -1,7 +1,9 @@
 //! The `cop_thief` job kind: the policeman-and-thief grid game, its start position and any
 //! queried states with the mover's best move.
 
-use super::cop_thief::{self, Cell, CopThiefValue, Grid, solve_cop_thief, validate_cop_thief};
+use super::{
+    Cell, CopThiefQuery, CopThiefValue, Grid, memory_estimate, solve_cop_thief, validate_cop_thief,
+};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::job::Solve;
@@ -11,18 +13,6 @@ use crate::limits::Limits;
 /// record (state, winner, half-moves, best move: under 72 bytes) and its encoding (under 64:
 /// three cells of two tagged varints, a flag, the winner, the half-moves and the lengths).
 pub const ANSWER_BYTES_PER_STATE: u64 = 136;
-
-/// A policeman-and-thief state to report: the policeman's and the thief's cells, and whether the
-/// policeman moves next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CopThiefQuery {
-    /// The policeman's cell.
-    pub cop: Cell,
-    /// The thief's cell.
-    pub thief: Cell,
-    /// Whether the policeman moves next.
-    pub cop_to_move: bool,
-}
 
 /// A policeman-and-thief job: the grid, and states to report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,11 +66,11 @@ impl Solve for CopThiefJob {
         Ok(())
     }
 
-    /// The solver's bound ([`cop_thief::memory_estimate`]), plus per query its value in memory
+    /// The solver's bound ([`memory_estimate`]), plus per query its value in memory
     /// and [`ANSWER_BYTES_PER_STATE`] as sent.
     fn memory_estimate(&self, _limits: &Limits) -> u64 {
         let per_query = std::mem::size_of::<CopThiefStateValue>() as u64 + ANSWER_BYTES_PER_STATE;
-        cop_thief::memory_estimate(&self.grid)
+        memory_estimate(&self.grid)
             .saturating_add((self.queries.len() as u64).saturating_mul(per_query))
     }
 

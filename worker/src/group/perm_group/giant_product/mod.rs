@@ -3,7 +3,7 @@
 //!
 //! **Setting.** `G = <X> ≤ Sym(Ω)` acts on the points its generators move, with orbits
 //! `O_1, …, O_s` (`s ≥ 2`). An orbit `O` with `n = |O| ≥ 8` is *giant* when the restriction `G|O`
-//! contains `Alt(O)`; this is proven exactly as in [`super::giant_recognition`]: `G|O` is
+//! contains `Alt(O)`; this is proven exactly as in [`crate::group::giant_recognition`]: `G|O` is
 //! transitive, and a random element of `G` whose restriction to `O` has a cycle of prime length
 //! `p`, `n/2 < p ≤ n-3`, gives a `p`-cycle in `G|O` (its other cycles on `O` are shorter than `p`,
 //! so a power kills them), hence `G|O` is primitive and, by Jordan's theorem, contains `Alt(O)`.
@@ -81,22 +81,25 @@
 //! recognition); J. D. Dixon, B. Mortimer, *Permutation Groups* (1996), §4.3 (Scott's lemma on
 //! subdirect products of simple groups) and §8.2 (`Aut(Alt(n))`); É. Goursat (1889).
 
+mod linkage;
+mod parity_span;
+
 use std::collections::HashMap;
 
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
-use super::giant_recognition::{MIN_DEGREE, PLAIN_STREAK, prime_sieve, tries_for};
-use super::perm::Perm;
-use super::perm_group::{
-    GroupTuning, PermGroup, factorial, order_bits_bound, single_group_memory_estimate,
-};
-use super::product_replacement::ProductReplacement;
-use super::schreier_sims::NONE;
+use super::sizes::single_group_memory_estimate;
+use super::{GroupTuning, PermGroup, factorial};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::giant_recognition::{MIN_DEGREE, PLAIN_STREAK, prime_sieve, tries_for};
+use crate::group::perm::Perm;
+use crate::group::product_replacement::ProductReplacement;
+use crate::group::schreier_sims::NONE;
 use crate::limits::Limits;
-use crate::memory::bigint_work_bytes;
+use linkage::link_classes;
+use parity_span::ParitySpan;
 
 /// One linkage class: orbits of equal size `n` on which `G` acts as one `Alt(n)` or `Sym(n)`.
 struct GiantClass {
@@ -108,68 +111,6 @@ struct GiantClass {
 impl GiantClass {
     fn size(&self) -> usize {
         self.copies[0].len()
-    }
-}
-
-/// The span of the classes' parity vectors, in reduced row echelon form over GF(2).
-struct ParitySpan {
-    /// 64-bit words per vector.
-    words: usize,
-    /// Basis rows: row `k` has a 1 at `pivots[k]` and a 0 at every other pivot.
-    rows: Vec<Vec<u64>>,
-    pivots: Vec<usize>,
-}
-
-impl ParitySpan {
-    fn new(classes: usize) -> ParitySpan {
-        ParitySpan {
-            words: classes.div_ceil(64),
-            rows: Vec::new(),
-            pivots: Vec::new(),
-        }
-    }
-
-    fn bit(v: &[u64], i: usize) -> bool {
-        v[i / 64] >> (i % 64) & 1 == 1
-    }
-
-    /// Reduces `v` by the basis: afterwards it is zero at every pivot, and zero iff `v` was in
-    /// the span.
-    fn reduce(&self, v: &mut [u64]) {
-        for (row, &p) in self.rows.iter().zip(&self.pivots) {
-            if Self::bit(v, p) {
-                v.iter_mut().zip(row).for_each(|(a, b)| *a ^= b);
-            }
-        }
-    }
-
-    /// Adds `v` to the span, keeping the basis reduced.
-    ///
-    /// Complexity: O(ρ · words).
-    fn insert(&mut self, mut v: Vec<u64>) {
-        self.reduce(&mut v);
-        let Some(w) = v.iter().position(|&x| x != 0) else {
-            return;
-        };
-        let p = 64 * w + v[w].trailing_zeros() as usize;
-        for row in &mut self.rows {
-            if Self::bit(row, p) {
-                row.iter_mut().zip(&v).for_each(|(a, b)| *a ^= b);
-            }
-        }
-        self.rows.push(v);
-        self.pivots.push(p);
-    }
-
-    /// The vector of the span whose pivot bits are `bits` (`bits[k]` for `pivots[k]`).
-    fn combine(&self, bits: impl Iterator<Item = bool>) -> Vec<u64> {
-        let mut v = vec![0u64; self.words];
-        for (row, b) in self.rows.iter().zip(bits) {
-            if b {
-                v.iter_mut().zip(row).for_each(|(a, b)| *a ^= b);
-            }
-        }
-        v
     }
 }
 
@@ -219,7 +160,7 @@ impl std::fmt::Debug for GiantProduct {
 /// giant product whose structure settles its order; `Ok(None)` when it could not (no orbit of at
 /// least 8 points proven giant, or a class possibly linked to the rest), which proves nothing.
 ///
-/// Arguments: the degree; the generators; their orbits (at least two, as [`super::orbits_of`]
+/// Arguments: the degree; the generators; their orbits (at least two, as [`crate::group::orbits_of`]
 /// lists them); the seed of the random elements; `ctx` for cancellation; `limits` and `tuning`
 /// for the groups built on the rest (chain budget; giant products are not tried again there);
 /// `charged` receives the most charged to the chain budget by those groups (construction and
@@ -504,212 +445,7 @@ fn prove_giant_orbits(
 }
 
 /// Orbits from this size on may be given up early (see [`prove_giant_orbits`]).
-const PLAIN_MIN_ORBIT: usize = super::giant_recognition::PLAIN_MIN_DEGREE;
-
-/// Groups the giant orbits into linkage classes (module documentation, step 2).
-///
-/// Complexity: O(d · k) for the invariants and the generators each orbit's points are moved by,
-/// plus O(n · k) per candidate bijection; each orbit is compared with one representative per
-/// class of its size that its generators also move.
-fn link_classes(
-    degree: usize,
-    generators: &[Perm],
-    orbits: &[Vec<u32>],
-    giant: &[bool],
-    ctx: &SolveContext,
-) -> Result<Vec<GiantClass>, SolveError> {
-    let mut orbit_of = vec![NONE; degree];
-    for (o, orbit) in orbits.iter().enumerate() {
-        if giant[o] {
-            for &x in orbit {
-                orbit_of[x as usize] = o as u32;
-            }
-        }
-    }
-    // The generators moving each giant orbit: linked orbits are moved by the same ones.
-    let mut active: Vec<Vec<u32>> = vec![Vec::new(); orbits.len()];
-    // An invariant of every point that a linking bijection preserves: the lengths of the cycles
-    // through it, generator by generator, hashed.
-    let mut invariant = vec![0u64; degree];
-    let mut length = vec![0u32; degree];
-    for (i, g) in generators.iter().enumerate() {
-        ctx.check()?;
-        let img = g.images();
-        for (x, &y) in img.iter().enumerate() {
-            let o = orbit_of[x];
-            if y as usize != x && o != NONE && active[o as usize].last() != Some(&(i as u32)) {
-                active[o as usize].push(i as u32);
-            }
-        }
-        length.fill(0);
-        for start in 0..degree {
-            if length[start] != 0 || orbit_of[start] == NONE {
-                continue;
-            }
-            let mut len = 0u32;
-            let mut x = start;
-            loop {
-                len += 1;
-                x = img[x] as usize;
-                if x == start {
-                    break;
-                }
-            }
-            loop {
-                length[x] = len;
-                x = img[x] as usize;
-                if x == start {
-                    break;
-                }
-            }
-        }
-        for (h, &l) in invariant.iter_mut().zip(&length) {
-            *h = (*h ^ u64::from(l))
-                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                .rotate_left(29);
-        }
-    }
-    drop(length);
-    // Per giant orbit, the multiset of its points' invariants (hashed): equal for linked orbits.
-    let mut signature = vec![0u64; orbits.len()];
-    let mut sorted: Vec<u64> = Vec::new();
-    for (o, orbit) in orbits.iter().enumerate() {
-        if giant[o] {
-            sorted.clear();
-            sorted.extend(orbit.iter().map(|&x| invariant[x as usize]));
-            sorted.sort_unstable();
-            signature[o] = sorted.iter().fold(orbit.len() as u64, |h, &v| {
-                (h ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(31)
-            });
-        }
-    }
-    drop(sorted);
-    let mut classes: Vec<GiantClass> = Vec::new();
-    // Per class: its representative orbit and the anchor point `a` whose invariant is rarest in
-    // it, so that few images `φ(a)` are tried.
-    let mut reps: Vec<(usize, u32)> = Vec::new();
-    let mut phi = vec![NONE; degree];
-    let mut inverse = vec![NONE; degree];
-    let mut queue = Vec::new();
-    for (o, orbit) in orbits.iter().enumerate() {
-        if !giant[o] {
-            continue;
-        }
-        let mut linked = None;
-        for (c, &(r, anchor)) in reps.iter().enumerate() {
-            if orbits[r].len() != orbit.len()
-                || signature[r] != signature[o]
-                || active[r] != active[o]
-            {
-                continue;
-            }
-            ctx.check()?;
-            let link = find_link(
-                &orbits[r],
-                anchor,
-                orbit,
-                &active[o],
-                generators,
-                &invariant,
-                (&mut phi, &mut inverse, &mut queue),
-                ctx,
-            )?;
-            if let Some(copy) = link {
-                linked = Some((c, copy));
-                break;
-            }
-        }
-        match linked {
-            Some((c, copy)) => classes[c].copies.push(copy),
-            None => {
-                let mut count: HashMap<u64, u32> = HashMap::new();
-                for &x in orbit {
-                    *count.entry(invariant[x as usize]).or_default() += 1;
-                }
-                let anchor = *orbit
-                    .iter()
-                    .min_by_key(|&&x| count[&invariant[x as usize]])
-                    .expect("an orbit is not empty");
-                reps.push((o, anchor));
-                classes.push(GiantClass {
-                    copies: vec![orbit.clone()],
-                });
-            }
-        }
-    }
-    Ok(classes)
-}
-
-/// A bijection `φ: rep → other` with `φ(x^g) = φ(x)^g` for every generator in `active` (the
-/// others fix both orbits pointwise), as `copy[t] = φ(rep[t])`, or `None` if there is none.
-/// Every point `b` of `other` with the invariant of `anchor` (a point of `rep`) is tried as
-/// `φ(anchor)`. The buffers `phi`, `inverse` (all [`NONE`]) and `queue` are restored before
-/// returning.
-///
-/// Complexity: O(n · |active|) per candidate image of `anchor`, at most `n` candidates.
-#[allow(clippy::too_many_arguments)]
-fn find_link(
-    rep: &[u32],
-    anchor: u32,
-    other: &[u32],
-    active: &[u32],
-    generators: &[Perm],
-    invariant: &[u64],
-    (phi, inverse, queue): (&mut [u32], &mut [u32], &mut Vec<u32>),
-    ctx: &SolveContext,
-) -> Result<Option<Vec<u32>>, SolveError> {
-    let a = anchor;
-    let mut tried = 0usize;
-    for &b in other {
-        if invariant[b as usize] != invariant[a as usize] {
-            continue;
-        }
-        tried += 1;
-        if tried.is_multiple_of(64) {
-            ctx.check()?;
-        }
-        queue.clear();
-        phi[a as usize] = b;
-        inverse[b as usize] = a;
-        queue.push(a);
-        let mut head = 0;
-        let mut ok = true;
-        'bfs: while head < queue.len() {
-            let x = queue[head] as usize;
-            head += 1;
-            let y = phi[x] as usize;
-            for &gi in active {
-                let img = generators[gi as usize].images();
-                let (x2, y2) = (img[x], img[y]);
-                let mapped = phi[x2 as usize];
-                if mapped == NONE {
-                    if inverse[y2 as usize] != NONE {
-                        ok = false;
-                        break 'bfs;
-                    }
-                    phi[x2 as usize] = y2;
-                    inverse[y2 as usize] = x2;
-                    queue.push(x2);
-                } else if mapped != y2 {
-                    ok = false;
-                    break 'bfs;
-                }
-            }
-        }
-        // Consistent and injective on the orbit `rep` (the search reaches all of it): a linking
-        // bijection onto the orbit `other`.
-        let found = ok && queue.len() == rep.len();
-        let copy = found.then(|| rep.iter().map(|&x| phi[x as usize]).collect());
-        for &x in queue.iter() {
-            inverse[phi[x as usize] as usize] = NONE;
-            phi[x as usize] = NONE;
-        }
-        if copy.is_some() {
-            return Ok(copy);
-        }
-    }
-    Ok(None)
-}
+const PLAIN_MIN_ORBIT: usize = crate::group::giant_recognition::PLAIN_MIN_DEGREE;
 
 impl GiantProduct {
     /// The exact order `|Γ'| · Π n_c!/2`.
@@ -718,7 +454,7 @@ impl GiantProduct {
     }
 
     /// How the levels of `Γ'`'s chain were proven (empty without one).
-    pub(crate) fn tail_level_proofs(&self) -> Vec<super::schreier_sims::LevelProof> {
+    pub(crate) fn tail_level_proofs(&self) -> Vec<crate::group::schreier_sims::LevelProof> {
         self.tail
             .as_ref()
             .map_or_else(Vec::new, |tail| tail.level_proofs())
@@ -937,33 +673,6 @@ impl GiantProduct {
     }
 }
 
-/// Upper bound on the bytes [`recognise_giant_product`] allocates for `generators` permutations of
-/// degree `degree` beyond what [`PermGroup::new`]'s other steps are already charged for (see
-/// [`perm_group_memory_estimate`](super::perm_group_memory_estimate): the product replacement,
-/// the orbits on the moved points and the generators copied for a group on the other orbits fit
-/// in the allocations of the steps that are not running meanwhile): the point tables (`205d`:
-/// the linkage search's maps, invariants, signatures, anchor counts and queue, the classes'
-/// copies, the rest and its orbits), the generators moving each giant orbit (`k d` bytes: at
-/// most `d/8` such orbits), the parity vectors and the echelon basis (`(k + d/8) (d/512 + 40)`
-/// bytes: at most `d/8` classes), and the factorials and the order (big integers of at most
-/// `d log2 d` bits). The groups built on the other orbits are charged, construction and chain,
-/// to the chain budget.
-///
-/// Complexity: O(1).
-pub(crate) fn giant_product_memory_estimate(degree: u64, generators: u64) -> u64 {
-    let (d, k) = (degree, generators);
-    let tables = d.saturating_mul(205);
-    let active = k
-        .saturating_mul(d / 8 + 1)
-        .saturating_mul(8)
-        .saturating_add(d.saturating_mul(12));
-    let vectors = k.saturating_add(d / 8 + 1).saturating_mul(d / 512 + 40);
-    tables
-        .saturating_add(active)
-        .saturating_add(vectors)
-        .saturating_add(bigint_work_bytes(order_bits_bound(d), 3))
-}
-
 /// Builds `<generators>` on `0..degree` (part of the rest) with the ordinary engine, charging its
 /// construction (bounded by [`single_group_memory_estimate`]) and its chain to the chain budget
 /// of `limits`; `chain_bytes` becomes at least that charge.
@@ -991,40 +700,4 @@ fn build_nested(
     let group = PermGroup::new_with_tuning(degree, generators, ctx, &nested, tuning)?;
     *chain_bytes = (*chain_bytes).max(fixed.saturating_add(group.chain_bytes()));
     Ok(Some(group))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parity_span_is_reduced_and_decides_membership() {
-        let mut s = ParitySpan::new(70);
-        let vec_of = |bits: &[usize]| {
-            let mut v = vec![0u64; 2];
-            for &b in bits {
-                v[b / 64] |= 1 << (b % 64);
-            }
-            v
-        };
-        s.insert(vec_of(&[0, 3, 65]));
-        s.insert(vec_of(&[3, 65]));
-        s.insert(vec_of(&[0])); // dependent
-        s.insert(vec_of(&[65, 69]));
-        assert_eq!(s.rows.len(), 3);
-        for (k, &p) in s.pivots.iter().enumerate() {
-            for (k2, row) in s.rows.iter().enumerate() {
-                assert_eq!(ParitySpan::bit(row, p), k == k2);
-            }
-        }
-        let mut v = vec_of(&[0, 65, 69]);
-        let w = v.clone();
-        s.reduce(&mut v);
-        assert!(v.iter().all(|&x| x == 0), "{w:?}");
-        let mut v = vec_of(&[69]);
-        s.reduce(&mut v);
-        assert!(v.iter().any(|&x| x != 0));
-        let combined = s.combine(s.pivots.iter().map(|&p| p == 0));
-        assert!(ParitySpan::bit(&combined, 0));
-    }
 }

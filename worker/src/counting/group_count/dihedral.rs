@@ -10,7 +10,7 @@
 //! generator lies in `D(c)` (checked point by point, O(d) each) then `G ⊆ D(c)`; if moreover
 //! some generator `r` is a reflection `i -> b - i`, then `r ∉ <c>` and `r c r^-1 = c^-1`, so
 //! `D(c) = <c, r> ⊆ G`. Hence `G = D(c)`, of order `2d`, conjugate (by `pos`) to the bracelet
-//! group, and its cycle index is [`bracelet_cycle_index`](super::bracelet_cycle_index)`(d)`.
+//! group, and its cycle index is [`bracelet_cycle_index`]`(d)`.
 //! When the search finds no `d`-cycle, or a generator falls outside `D(c)`, or no generator is a
 //! reflection, nothing is claimed and the caller takes its general path.
 //!
@@ -27,6 +27,15 @@ use rand_chacha::ChaCha8Rng;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::Perm;
+
+use num_bigint::BigUint;
+
+use super::GroupCount;
+use crate::counting::arith::divisors_with_phi;
+use crate::counting::cycle_index::cycle_index_term_bytes;
+use crate::counting::necklace::{bracelet_count, bracelet_cycle_index};
+use crate::group::GroupKind;
+use crate::memory::MemoryBudget;
 
 /// Most distinct generators whose pairwise products are searched for a `d`-cycle (with more, only
 /// the generators themselves are tried before the random search).
@@ -236,6 +245,47 @@ pub fn is_natural_dihedral(
         }
     }
     Ok(false)
+}
+
+/// Counts under the natural dihedral group `D_d` (already proven by
+/// [`is_natural_dihedral`]) by the divisors of `d`: the bracelet cycle index
+/// `(1/2d) (sum over e | d of phi(e) x_e^(d/e) + reflections)`, the reflections contributing
+/// `d x_1 x_2^((d-1)/2)` for odd `d` and `(d/2)(x_1^2 x_2^(d/2-1) + x_2^(d/2))` for even `d`.
+/// The group was given on arbitrary labels; relabelling the points along its `d`-cycle makes it
+/// the bracelet group, and relabelling changes neither the count nor the cycle index.
+///
+/// Complexity: as [`bracelet_count`] (one big power per divisor of `d`), plus
+/// [`CycleIndex::count_with_content`] for a content.
+pub(super) fn count_dihedral(
+    d: u64,
+    k: u64,
+    content: Option<&[u64]>,
+    modulus: Option<&BigUint>,
+    want_cycle_index: bool,
+    ctx: &SolveContext,
+    budget: &mut MemoryBudget,
+) -> Result<GroupCount, SolveError> {
+    let divisors = divisors_with_phi(d).len() as u64;
+    if want_cycle_index || content.is_some() {
+        let term = cycle_index_term_bytes(2, u64::from(64 - d.saturating_mul(2).leading_zeros()));
+        budget.charge((divisors + 2).saturating_mul(term), || {
+            format!("the cycle index of the dihedral group of degree {d}")
+        })?;
+    }
+    let cycle_index = (want_cycle_index || content.is_some()).then(|| bracelet_cycle_index(d));
+    let count = match (content, &cycle_index) {
+        (Some(c), Some(z)) => z.count_with_content_within(c, modulus, ctx, budget)?,
+        _ => bracelet_count(d, k, modulus, ctx)?,
+    };
+    Ok(GroupCount {
+        count,
+        group_order: BigUint::from(d) * 2u32,
+        kind: Some(GroupKind::General),
+        enumerated: 0,
+        cyclic_divisors: None,
+        dihedral_divisors: Some(divisors),
+        cycle_index: if want_cycle_index { cycle_index } else { None },
+    })
 }
 
 #[cfg(test)]

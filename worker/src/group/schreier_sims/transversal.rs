@@ -1,0 +1,251 @@
+//! The chain's transversals: each level's orbit with its Schreier tree (Schreier vector), stored
+//! explicitly (every `u_β⁻¹`) when small enough and made shallow by cube doubling otherwise
+//! (Seress 2003, §4.1 and §4.4, Lemma 4.4.2); see the [module documentation](super).
+
+use super::{
+    Chain, INDEX_ENTRIES, LEVEL_ENTRIES, Level, NONE, POINT_ENTRIES, apply_inv_rep, ceil_log2,
+    charge, code, label,
+};
+use crate::context::SolveContext;
+use crate::error::SolveError;
+use crate::group::perm::Perm;
+
+impl Chain {
+    /// Adds a level with base point `base_point`, explicit if an orbit of `expected_orbit`
+    /// points would fit the explicit bound.
+    pub(super) fn add_level(
+        &mut self,
+        base_point: u32,
+        expected_orbit: u64,
+    ) -> Result<(), SolveError> {
+        let n = self.n;
+        let explicit = expected_orbit.saturating_mul(n as u64) <= self.tuning.max_explicit_entries;
+        // The point array, the header, the first point and, explicitly, the identity.
+        let charged = if explicit { 2 * n as u64 } else { n as u64 } + LEVEL_ENTRIES;
+        charge(
+            &mut self.entries,
+            POINT_ENTRIES,
+            self.budget_entries,
+            self.budget_bytes,
+            n,
+        )?;
+        charge(
+            &mut self.entries,
+            charged,
+            self.budget_entries,
+            self.budget_bytes,
+            n,
+        )?;
+        let mut pos = vec![NONE; n];
+        pos[base_point as usize] = 0;
+        self.levels.push(Level {
+            base_point,
+            gens: Vec::new(),
+            gens_applied: 0,
+            extras: Vec::new(),
+            orbit: vec![base_point],
+            pos,
+            inv_reps: explicit.then(|| (0..n as u32).collect()),
+            parent: vec![(NONE, NONE)],
+            checked: vec![0],
+            charged,
+            points_charged: 1,
+            proof: None,
+        });
+        Ok(())
+    }
+
+    /// Explicit mode: applies the generators of level `l` not yet applied to the old orbit
+    /// points, and all generators to new points, storing the inverse representative of each new
+    /// point. Switches the level to tree mode when it outgrows the explicit bound.
+    pub(super) fn extend_orbit(&mut self, l: usize, ctx: &SolveContext) -> Result<(), SolveError> {
+        let n = self.n;
+        let max_explicit = self.tuning.max_explicit_entries;
+        let Chain {
+            strong,
+            strong_inv,
+            levels,
+            entries,
+            budget_entries,
+            budget_bytes,
+            ..
+        } = self;
+        let lvl = &mut levels[l];
+        let Some(inv_reps) = lvl.inv_reps.as_mut() else {
+            return self.rebuild_tree(l, ctx);
+        };
+        let old_len = lvl.orbit.len();
+        let mut j = 0;
+        let mut too_big = false;
+        'outer: while j < lvl.orbit.len() {
+            if j % 64 == 0 {
+                ctx.check()?;
+            }
+            let first = if j < old_len { lvl.gens_applied } else { 0 };
+            for k in first..lvl.gens.len() {
+                let sidx = lvl.gens[k] as usize;
+                let s = strong[sidx].images();
+                let y = s[lvl.orbit[j] as usize];
+                if lvl.pos[y as usize] != NONE {
+                    continue;
+                }
+                if (lvl.orbit.len() as u64 + 1).saturating_mul(n as u64) > max_explicit {
+                    too_big = true;
+                    break 'outer;
+                }
+                if lvl.orbit.len() as u64 >= lvl.points_charged {
+                    charge(entries, POINT_ENTRIES, *budget_entries, *budget_bytes, n)?;
+                    lvl.points_charged += 1;
+                }
+                // Grow the representatives by doubling (never past the explicit bound), charging
+                // the new capacity before allocating it.
+                if inv_reps.len() + n > inv_reps.capacity() {
+                    let cap = inv_reps.capacity();
+                    let bound = usize::try_from(max_explicit).unwrap_or(usize::MAX);
+                    let new_cap = (2 * cap).min(bound).max(inv_reps.len() + n);
+                    let extra = (new_cap - cap) as u64;
+                    charge(entries, extra, *budget_entries, *budget_bytes, n)?;
+                    lvl.charged += extra;
+                    inv_reps.reserve_exact(new_cap - inv_reps.len());
+                }
+                lvl.pos[y as usize] = lvl.orbit.len() as u32;
+                lvl.orbit.push(y);
+                lvl.parent.push((j as u32, code(sidx, false)));
+                lvl.checked.push(0);
+                let sinv = strong_inv[sidx].images();
+                // u_new = u_j · s, so u_new⁻¹ = s⁻¹ · u_j⁻¹: x -> u_j⁻¹[s⁻¹[x]].
+                let base = j * n;
+                for &sx in sinv.iter().take(n) {
+                    let v = inv_reps[base + sx as usize];
+                    inv_reps.push(v);
+                }
+            }
+            j += 1;
+        }
+        if too_big {
+            return self.rebuild_tree(l, ctx);
+        }
+        lvl.gens_applied = lvl.gens.len();
+        Ok(())
+    }
+
+    /// Tree mode: recomputes level `l`'s orbit and a shallow Schreier tree from scratch
+    /// (breadth-first over the generators, the extra labels and their inverses), adding extra
+    /// labels by cube doubling until the depth is at most `2k + ⌈log₂|Δ|⌉ + 2`. Resets the
+    /// level's verification progress (the representatives change).
+    ///
+    /// Complexity: O(k · |Δ| · (|S^(i)| + k) + k · d · depth) for `k` rounds.
+    pub(super) fn rebuild_tree(&mut self, l: usize, ctx: &SolveContext) -> Result<(), SolveError> {
+        let n = self.n;
+        // Leave explicit mode: refund the representatives.
+        if let Some(reps) = self.levels[l].inv_reps.take() {
+            let freed = reps.capacity() as u64;
+            drop(reps);
+            self.entries = self.entries.saturating_sub(freed);
+            self.levels[l].charged = self.levels[l].charged.saturating_sub(freed);
+        }
+        let mut depth: Vec<u32> = Vec::new();
+        loop {
+            ctx.check()?;
+            let codes: Vec<u32> = {
+                let lvl = &self.levels[l];
+                lvl.gens
+                    .iter()
+                    .chain(lvl.extras.iter())
+                    .flat_map(|&i| [code(i as usize, false), code(i as usize, true)])
+                    .collect()
+            };
+            let Chain {
+                strong,
+                strong_inv,
+                levels,
+                entries,
+                budget_entries,
+                budget_bytes,
+                ..
+            } = self;
+            let lvl = &mut levels[l];
+            for &x in &lvl.orbit {
+                lvl.pos[x as usize] = NONE;
+            }
+            lvl.orbit.clear();
+            lvl.parent.clear();
+            depth.clear();
+            lvl.orbit.push(lvl.base_point);
+            lvl.parent.push((NONE, NONE));
+            lvl.pos[lvl.base_point as usize] = 0;
+            depth.push(0);
+            let mut j = 0;
+            while j < lvl.orbit.len() {
+                if j % 4096 == 0 {
+                    ctx.check()?;
+                }
+                let x = lvl.orbit[j] as usize;
+                for &c in &codes {
+                    let y = label(strong, strong_inv, c)[x];
+                    if lvl.pos[y as usize] == NONE {
+                        if lvl.orbit.len() as u64 >= lvl.points_charged {
+                            charge(entries, POINT_ENTRIES, *budget_entries, *budget_bytes, n)?;
+                            lvl.points_charged += 1;
+                        }
+                        lvl.pos[y as usize] = lvl.orbit.len() as u32;
+                        lvl.orbit.push(y);
+                        lvl.parent.push((j as u32, c));
+                        depth.push(depth[j] + 1);
+                    }
+                }
+                j += 1;
+            }
+            let max_depth = depth.last().copied().unwrap_or(0) as usize;
+            let bound = 2 * lvl.extras.len() + ceil_log2(lvl.orbit.len()) + 2;
+            if max_depth <= bound {
+                break;
+            }
+            // A point at depth bound + 1 (outside the ball of radius `bound`): its
+            // representative doubles the cube of extra labels.
+            let Some(delta) = depth.iter().position(|&d| d as usize == bound + 1) else {
+                break;
+            };
+            let mut inv = (0..n as u32).collect::<Vec<u32>>();
+            apply_inv_rep(lvl, strong, strong_inv, delta, &mut inv);
+            let t_inv = Perm::from_images_unchecked(inv.into_boxed_slice());
+            let idx = self.push_pool(t_inv.inverse())?;
+            charge(
+                &mut self.entries,
+                INDEX_ENTRIES,
+                self.budget_entries,
+                self.budget_bytes,
+                n,
+            )?;
+            self.levels[l].extras.push(idx);
+        }
+        let lvl = &mut self.levels[l];
+        lvl.checked.clear();
+        lvl.checked.resize(lvl.orbit.len(), 0);
+        lvl.gens_applied = lvl.gens.len();
+        Ok(())
+    }
+
+    /// Writes representative `j` of level `l` (maps the base point to `orbit[j]`) into `out`.
+    ///
+    /// Complexity: O(d) explicit, O(d · depth) tree.
+    pub(crate) fn rep_into(&self, l: usize, j: usize, out: &mut [u32]) {
+        let mut inv: Vec<u32> = (0..self.n as u32).collect();
+        apply_inv_rep(&self.levels[l], &self.strong, &self.strong_inv, j, &mut inv);
+        for (x, &y) in inv.iter().enumerate() {
+            out[y as usize] = x as u32;
+        }
+    }
+
+    /// The explicit transversal of level `l`: `result[j]` maps the base point to `orbit[j]`.
+    pub(crate) fn transversal(&self, l: usize) -> Vec<Perm> {
+        let lvl = &self.levels[l];
+        (0..lvl.orbit.len())
+            .map(|j| {
+                let mut img = vec![0u32; self.n];
+                self.rep_into(l, j, &mut img);
+                Perm::from_images_unchecked(img.into_boxed_slice())
+            })
+            .collect()
+    }
+}
