@@ -3,13 +3,14 @@
 //!
 //! Each kind lives in its own module and owns everything about itself: its job type (the
 //! problem and what to report), its validation, its memory estimate, its run and the size of its
-//! answer. It implements [`Solve`] on its job type and is named once, in the [`job_kinds!`]
-//! invocation below, which generates [`JobSpec`] and [`JobAnswer`] with one variant per kind and
-//! the matches that delegate to the kind: there is no other per-kind code in this file.
+//! answer. It implements [`Solve`] on its job type and is named once, in the `job_kinds!`
+//! invocation in the crate root (`lib.rs`, beside the kinds' `mod` lines), which generates
+//! [`JobSpec`] and [`JobAnswer`] with one variant per kind and the matches that delegate to the
+//! kind: there is no per-kind code in this file.
 //!
 //! The server converts each protobuf job into a [`JobSpec`] (one file per kind in
-//! `server/src/kinds/`), calls [`JobSpec::validate`] before queueing, and runs [`JobSpec::run`] on a
-//! worker thread.
+//! `server/src/convert/`), calls [`JobSpec::validate`] before queueing, and runs [`JobSpec::run`]
+//! on a worker thread.
 
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -48,7 +49,8 @@ pub trait Solve: Sized {
 }
 
 /// Generates [`JobSpec`], [`JobAnswer`] and their dispatch from one line per kind:
-/// `Variant(job type)`, where the job type implements [`Solve`].
+/// `Variant(job type)`, where the job type implements [`Solve`]. Invoked once, in the crate root
+/// beside the kinds' `mod` lines.
 macro_rules! job_kinds {
     ($( $(#[$doc:meta])* $variant:ident($job:ty), )+) => {
         /// A job, ready to validate and run: one variant per kind, holding the kind's job type.
@@ -60,17 +62,17 @@ macro_rules! job_kinds {
         /// A job's answer, matching its [`JobSpec`] variant.
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub enum JobAnswer {
-            $( $(#[$doc])* $variant(<$job as Solve>::Answer), )+
+            $( $(#[$doc])* $variant(<$job as $crate::job::Solve>::Answer), )+
         }
 
         impl JobSpec {
             /// Every job kind's name, as in the protobuf `Job.kind` oneof, in registry order.
-            pub const KINDS: &'static [&'static str] = &[$( <$job as Solve>::KIND ),+];
+            pub const KINDS: &'static [&'static str] = &[$( <$job as $crate::job::Solve>::KIND ),+];
 
             /// The job kind's name, as in the protobuf `Job.kind` oneof ([`Solve::KIND`]).
             pub fn kind(&self) -> &'static str {
                 match self {
-                    $( JobSpec::$variant(_) => <$job as Solve>::KIND, )+
+                    $( JobSpec::$variant(_) => <$job as $crate::job::Solve>::KIND, )+
                 }
             }
 
@@ -89,16 +91,16 @@ macro_rules! job_kinds {
             /// let bytes = job.memory_estimate(&Limits::default());
             /// assert!(bytes >= 4 * 5_000 + 21 * 1_000 && bytes < 1 << 20);
             /// ```
-            pub fn memory_estimate(&self, limits: &Limits) -> u64 {
+            pub fn memory_estimate(&self, limits: &$crate::Limits) -> u64 {
                 match self {
-                    $( JobSpec::$variant(job) => job.memory_estimate(limits), )+
+                    $( JobSpec::$variant(job) => $crate::job::Solve::memory_estimate(job, limits), )+
                 }
             }
 
             /// The kind's own checks ([`Solve::validate`]).
-            fn validate_input(&self, limits: &Limits) -> Result<(), SolveError> {
+            fn validate_input(&self, limits: &$crate::Limits) -> Result<(), $crate::SolveError> {
                 match self {
-                    $( JobSpec::$variant(job) => job.validate(limits), )+
+                    $( JobSpec::$variant(job) => $crate::job::Solve::validate(job, limits), )+
                 }
             }
 
@@ -107,28 +109,17 @@ macro_rules! job_kinds {
             ///
             /// # Errors
             /// Whatever the solver reports; [`SolveError::Cancelled`] once `ctx` is cancelled.
-            pub fn run(self, ctx: &SolveContext, limits: &Limits) -> Result<JobAnswer, SolveError> {
+            pub fn run(self, ctx: &$crate::SolveContext, limits: &$crate::Limits) -> Result<JobAnswer, $crate::SolveError> {
                 match self {
-                    $( JobSpec::$variant(job) => job.solve(ctx, limits).map(JobAnswer::$variant), )+
+                    $( JobSpec::$variant(job) => $crate::job::Solve::solve(job, ctx, limits).map(JobAnswer::$variant), )+
                 }
             }
         }
     };
 }
+pub(crate) use job_kinds;
 
-// In the order of the protobuf `Job.kind` oneof's field numbers, as `orbit_api::JobKind::ALL`.
-job_kinds! {
-    /// Win/lose/draw on an explicit game graph (retrograde analysis).
-    Game(crate::game::GameJob),
-    /// Order, base, orbits and membership for a permutation group.
-    Group(crate::group::GroupProblem),
-    /// Counting colourings up to symmetry (Burnside / Pólya).
-    Count(crate::counting::CountProblem),
-    /// Reachability in the token-swapping puzzle.
-    Puzzle(crate::puzzle::PuzzleProblem),
-    /// The policeman-and-thief game on a grid.
-    CopThief(crate::cop_thief::CopThiefJob),
-}
+pub use crate::{JobAnswer, JobSpec};
 
 impl JobSpec {
     /// Checks the job against `limits` and for malformed input, before it is queued: first the
