@@ -3,7 +3,6 @@
 //! proto → domain happens before validation: it only reshapes (and rejects what cannot be
 //! reshaped, such as a job with no kind); the domain's `validate` then checks ranges and limits and
 //! names fields the way the proto spells them (`game.edges[12]`). domain → proto shapes answers.
-//! The CLI uses the domain → proto direction too, after parsing its text formats.
 
 use std::time::Duration;
 
@@ -267,65 +266,6 @@ fn puzzle_from_proto(puzzle: pb::PuzzleJob) -> Result<PuzzleProblem, SolveError>
     })
 }
 
-/// domain → proto for a group problem (the CLI's `orbit group`), as image arrays.
-pub fn group_to_proto(problem: &GroupProblem) -> pb::GroupJob {
-    let perms = |ps: &[Perm]| {
-        ps.iter()
-            .map(|p| pb::Permutation {
-                images: p.images().to_vec(),
-                cycles: String::new(),
-            })
-            .collect()
-    };
-    pb::GroupJob {
-        degree: problem.degree as u32,
-        generators: perms(&problem.generators),
-        candidates: perms(&problem.candidates),
-    }
-}
-
-/// domain → proto for a puzzle (the CLI's `orbit puzzle`), the targets in `targets_packed`.
-pub fn puzzle_to_proto(problem: &PuzzleProblem) -> pb::PuzzleJob {
-    puzzle_chunk_to_proto(problem, &problem.targets)
-}
-
-/// domain → proto for `problem`'s graph and start with `targets` (a run of its targets), packed in
-/// `targets_packed`: how `orbit puzzle` splits a big puzzle into jobs without copying it first.
-pub fn puzzle_chunk_to_proto(problem: &PuzzleProblem, targets: &[Vec<u32>]) -> pb::PuzzleJob {
-    pb::PuzzleJob {
-        n: problem.n,
-        edges: problem
-            .edges
-            .iter()
-            .map(|&(from, to)| pb::Edge { from, to })
-            .collect(),
-        start: Some(pb::Arrangement {
-            tokens: problem.start.clone(),
-        }),
-        targets: Vec::new(),
-        targets_packed: {
-            let mut bytes = Vec::with_capacity(4 * problem.n as usize * targets.len());
-            for token in targets.iter().flatten() {
-                bytes.extend_from_slice(&token.to_le_bytes());
-            }
-            bytes
-        },
-    }
-}
-
-/// domain → proto for a game graph (the CLI's `orbit game`).
-pub fn game_to_proto(graph: &GameGraph) -> pb::GameGraphJob {
-    pb::GameGraphJob {
-        vertices: graph.vertices,
-        edges: graph
-            .edges
-            .iter()
-            .map(|&(from, to)| pb::Edge { from, to })
-            .collect(),
-        query: Vec::new(),
-    }
-}
-
 /// domain → proto for a finished job's answer.
 pub fn result_to_proto(
     id: String,
@@ -491,16 +431,6 @@ fn cop_thief_query_from_proto(
         thief: cell(&q.thief, "thief")?,
         cop_to_move: !q.thief_to_move,
     })
-}
-
-/// proto → domain for a policeman-and-thief answer (the CLI prints the domain's `Display`).
-pub fn cop_thief_from_proto(result: &pb::CopThiefResult) -> Option<CopThiefValue> {
-    match (pb::Winner::try_from(result.winner).ok()?, result.half_moves) {
-        (pb::Winner::Cop, Some(n)) => Some(CopThiefValue::Cop(n)),
-        (pb::Winner::Thief, Some(n)) => Some(CopThiefValue::Thief(n)),
-        (pb::Winner::Draw, _) => Some(CopThiefValue::Draw),
-        _ => None,
-    }
 }
 
 fn outcome_to_proto(o: Outcome) -> pb::Outcome {

@@ -4,7 +4,7 @@
 //! the code's output.
 
 use futures::StreamExt;
-use orbit_client::embedded::EmbeddedServer;
+use orbit_cli::embedded::EmbeddedServer;
 use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
 use orbit_server::service::accept;
