@@ -32,8 +32,15 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 /// Orbit: exact combinatorial group and game solving over gRPC.
+// `orbit --help` opens with `about`. It used to be the description of the package that held the
+// binary (orbit-client); it is spelled out here so that the help text stays the same.
 #[derive(Debug, Parser)]
-#[command(name = "orbit", version, about, propagate_version = true)]
+#[command(
+    name = "orbit",
+    version,
+    about = "Rust client for Orbit (a wrapper over the generated gRPC client) and the `orbit` CLI.",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,

@@ -221,6 +221,23 @@ fn solve_prints_one_line_per_job_and_fails_on_bad_ones() {
     );
 }
 
+/// The help text is part of the CLI: moving the binary to its own crate must not change its
+/// opening line (clap's `about`) or the version it reports.
+#[test]
+fn help_and_version_are_unchanged() {
+    let help = stdout_of(&["--help"], None);
+    assert_eq!(
+        help.lines().next(),
+        Some(
+            "Rust client for Orbit (a wrapper over the generated gRPC client) and the `orbit` CLI."
+        )
+    );
+    assert_eq!(
+        stdout_of(&["--version"], None),
+        format!("orbit {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
 #[test]
 fn health_and_info_talk_to_a_server() {
     assert_eq!(stdout_of(&["health"], None), "SERVING\n");
