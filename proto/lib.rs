@@ -31,6 +31,9 @@ pub mod bench {
     include!(concat!(env!("OUT_DIR"), "/orbit.bench.rs"));
 }
 
+/// What both ends need besides the messages: gRPC code names, HTTP/2 windows, message size.
+pub mod wire;
+
 /// The encoded `FileDescriptorSet` of `proto/`, for server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/orbit_descriptor.bin"));

@@ -552,7 +552,7 @@ pub fn error_event(id: String, status: &Status) -> pb::JobEvent {
         id,
         event: Some(pb::job_event::Event::Error(pb::JobError {
             code: status.code() as i32,
-            code_name: orbit_server::error::code_name(status.code()).to_string(),
+            code_name: orbit_api::wire::code_name(status.code()).to_string(),
             message: status.message().to_string(),
         })),
     }

@@ -1,5 +1,9 @@
-//! Rust client for Orbit: a thin wrapper over the generated gRPC client, plus an embedded server
-//! for tools (like the `orbit` CLI) that want to solve without a separate server process.
+//! Rust client for Orbit: a thin wrapper over the generated gRPC client ([`Client`]), how to reach
+//! a server ([`ConnectOptions`]: TLS trust, the bearer token of [`auth`], the message limit), the
+//! expansion of server names into addresses ([`endpoints`]), and a batch spread over several
+//! servers with retries ([`batch`]). It depends on the API crate (`orbit-api`) and tonic only, not
+//! on the server or the solvers; the `orbit` CLI, its text formats and the embedded server it
+//! starts are the `orbit-cli` crate.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -24,11 +28,11 @@
 
 pub mod auth;
 pub mod batch;
-pub mod embedded;
 pub mod endpoints;
-pub mod text_formats;
 
 pub use orbit_api::v1 as pb;
+/// Default largest message, matching the server's default (defined with the contract).
+pub use orbit_api::wire::DEFAULT_MAX_MESSAGE_BYTES;
 
 pub use crate::auth::BearerAuth;
 
@@ -40,9 +44,6 @@ use tonic::{Status, Streaming};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
-
-/// Default largest message, matching the server's default.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 
 /// Why the client could not talk to a server.
 #[derive(Debug, thiserror::Error)]
@@ -151,8 +152,8 @@ impl ConnectOptions {
             // A refused or unreachable server should fail the call soon, not after the OS timeout.
             .connect_timeout(std::time::Duration::from_secs(5))
             // Large jobs would otherwise wait a round trip per 64 KB of HTTP/2 window.
-            .initial_stream_window_size(orbit_server::HTTP2_STREAM_WINDOW)
-            .initial_connection_window_size(orbit_server::HTTP2_CONNECTION_WINDOW);
+            .initial_stream_window_size(orbit_api::wire::HTTP2_STREAM_WINDOW)
+            .initial_connection_window_size(orbit_api::wire::HTTP2_CONNECTION_WINDOW);
         let https = endpoint.uri().scheme_str() == Some("https");
         let tls = match (&self.ca_pem, https) {
             (None, false) => None,

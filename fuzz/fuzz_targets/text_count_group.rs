@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use orbit_api::v1 as pb;
-use orbit_client::text_formats::count_group_family;
+use orbit_cli::text_formats::count_group_family;
 
 fuzz_target!(|data: &[u8]| {
     // The CLI reads its input as UTF-8 and refuses anything else before parsing.

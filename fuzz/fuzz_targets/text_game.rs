@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use orbit_api::v1 as pb;
-use orbit_client::text_formats::game_job;
+use orbit_cli::text_formats::game_job;
 
 fuzz_target!(|data: &[u8]| {
     // The CLI reads its input as UTF-8 and refuses anything else before parsing.

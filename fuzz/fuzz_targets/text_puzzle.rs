@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use orbit_client::text_formats::{puzzle_jobs, puzzle_problem};
+use orbit_cli::text_formats::{puzzle_jobs, puzzle_problem};
 
 /// A small chunk size, so that the chunking is exercised on small inputs too.
 const CHUNK_BYTES: usize = 256;

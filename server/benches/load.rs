@@ -290,9 +290,7 @@ async fn run_stream(
                 .problems
                 .push(format!("{}: {mix:?} got {code:?}: {event:?}", event.id));
         }
-        let name = code
-            .map_or("OK", orbit_server::error::code_name)
-            .to_string();
+        let name = code.map_or("OK", orbit_api::wire::code_name).to_string();
         *report.outcomes.entry((mix, name)).or_default() += 1;
     }
     for (i, &n) in finals.iter().enumerate() {

@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use orbit_api::v1 as pb;
+use orbit_api::wire::code_name;
 use orbit_worker::context::ProgressSink;
 use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
@@ -31,7 +32,7 @@ use tonic::{Status, Streaming};
 
 use crate::convert;
 use crate::dispatcher::{Dispatcher, Done, Submitted, job_span};
-use crate::error::{ServiceError, code_name};
+use crate::error::ServiceError;
 use crate::service::accept_counted;
 
 /// How long a closing stream waits for its client to take the last events.

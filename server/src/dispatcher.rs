@@ -373,7 +373,7 @@ fn record(
             tracing::info!(parent: span, "job finished");
         }
         Err(e) => {
-            span.record("outcome", crate::error::code_name(e.code()));
+            span.record("outcome", orbit_api::wire::code_name(e.code()));
             tracing::info!(parent: span, error = %e, "job failed");
         }
     }

@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use orbit_api::v1::orbit_server::OrbitServer;
+use orbit_api::wire::{HTTP2_CONNECTION_WINDOW, HTTP2_STREAM_WINDOW};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 use tonic::transport::Server;
@@ -44,11 +45,6 @@ use crate::service::OrbitService;
 const CLOSE_CONNECTIONS_WITHIN: Duration = Duration::from_secs(3);
 /// How long cancelled jobs get to report back after the grace period.
 const CANCEL_SETTLE: Duration = Duration::from_secs(2);
-
-/// HTTP/2 flow-control windows (bytes) for every stream and for a whole connection.
-pub const HTTP2_STREAM_WINDOW: u32 = 4 << 20;
-/// See [`HTTP2_STREAM_WINDOW`].
-pub const HTTP2_CONNECTION_WINDOW: u32 = 16 << 20;
 
 /// How often an idle connection is pinged, and how long the answer may take before the
 /// connection is dropped.

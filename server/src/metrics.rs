@@ -168,7 +168,7 @@ impl Metrics {
     }
 
     fn count(&self, kind: &'static str, failure: Option<Code>) {
-        let outcome = failure.map_or("ok", crate::error::code_name);
+        let outcome = failure.map_or("ok", orbit_api::wire::code_name);
         self.jobs.get_or_create(&JobLabels { kind, outcome }).inc();
     }
 

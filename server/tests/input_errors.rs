@@ -5,7 +5,7 @@
 
 use futures::StreamExt;
 use orbit_api::JobKind;
-use orbit_client::embedded::EmbeddedServer;
+use orbit_cli::embedded::EmbeddedServer;
 use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
 use orbit_server::service::accept;

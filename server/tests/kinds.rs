@@ -1,7 +1,7 @@
 //! Every job kind over real gRPC: one good job each (checked against published values), and the
 //! status each kind of bad input gets.
 
-use orbit_client::embedded::EmbeddedServer;
+use orbit_cli::embedded::EmbeddedServer;
 use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
 use tonic::Code;

@@ -6,7 +6,7 @@
 
 use clap::Parser;
 use futures::StreamExt;
-use orbit_client::embedded::EmbeddedServer;
+use orbit_cli::embedded::EmbeddedServer;
 use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
 use tonic::Code;

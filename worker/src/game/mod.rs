@@ -9,16 +9,6 @@
 mod job;
 pub mod retrograde;
 
-// Temporary: callers outside the worker move to crate::cop_thief
-pub use crate::cop_thief::{
-    Cell, CopThiefSolution, CopThiefValue, Grid, Tuning, parse_grid_text, solve_cop_thief,
-    solve_cop_thief_tuned, validate_cop_thief,
-};
-
-// Temporary: callers outside the worker move to crate::cop_thief
-pub mod cop_thief {
-    pub use crate::cop_thief::*;
-}
 pub use job::{ANSWER_BYTES_PER_VERTEX, GameAnswer, GameJob};
 pub use retrograde::{
     GameGraph, GameSolution, NO_DEPTH, NO_MOVE, Outcome, parse_game_text, solve_game,

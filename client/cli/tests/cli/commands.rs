@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 fn orbit(args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_orbit"))
         .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .env_remove("ORBIT_SERVER")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -191,7 +191,7 @@ fn solve_prints_one_line_per_job_and_fails_on_bad_ones() {
         .collect();
     let jobs = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../examples/batch.jsonl"
+        "/../../examples/batch.jsonl"
     ))
     .expect("batch");
     assert_eq!(
@@ -218,6 +218,23 @@ fn solve_prints_one_line_per_job_and_fails_on_bad_ones() {
     assert!(
         ids.contains(&"bad-edge") && ids.contains(&"no-kind") && ids.contains(&"line 3"),
         "{ids:?}"
+    );
+}
+
+/// The help text is part of the CLI: moving the binary to its own crate must not change its
+/// opening line (clap's `about`) or the version it reports.
+#[test]
+fn help_and_version_are_unchanged() {
+    let help = stdout_of(&["--help"], None);
+    assert_eq!(
+        help.lines().next(),
+        Some(
+            "Rust client for Orbit (a wrapper over the generated gRPC client) and the `orbit` CLI."
+        )
+    );
+    assert_eq!(
+        stdout_of(&["--version"], None),
+        format!("orbit {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
 
@@ -285,7 +302,7 @@ fn puzzle_targets_are_streamed_in_chunks_when_messages_are_small() {
 /// Two servers in this process (a runtime on its own threads), for the multi-endpoint tests.
 fn two_servers() -> (
     tokio::runtime::Runtime,
-    Vec<orbit_client::embedded::EmbeddedServer>,
+    Vec<orbit_cli::embedded::EmbeddedServer>,
 ) {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let servers = runtime.block_on(async {
@@ -296,7 +313,7 @@ fn two_servers() -> (
                 ..orbit_server::ServerConfig::default()
             };
             servers.push(
-                orbit_client::embedded::EmbeddedServer::start(config)
+                orbit_cli::embedded::EmbeddedServer::start(config)
                     .await
                     .expect("a server"),
             );
@@ -322,7 +339,7 @@ fn sorted_ids(lines: &str) -> Vec<String> {
 fn batch_ids() -> Vec<String> {
     let batch = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../examples/batch.jsonl"
+        "/../../examples/batch.jsonl"
     ))
     .expect("examples/batch.jsonl");
     sorted_ids(&batch)

@@ -41,7 +41,7 @@ impl EmbeddedServer {
         self.addr
     }
 
-    /// `http://ADDR`, for [`crate::Client::connect`].
+    /// `http://ADDR`, for [`orbit_client::Client::connect`].
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }

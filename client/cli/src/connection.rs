@@ -5,11 +5,11 @@ use std::path::Path;
 
 use anyhow::Context;
 use orbit_client::batch::BatchEndpoint;
-use orbit_client::embedded::EmbeddedServer;
 use orbit_client::{Client, ConnectOptions};
 use orbit_server::ServerConfig;
 
-use super::GlobalArgs;
+use crate::GlobalArgs;
+use crate::embedded::EmbeddedServer;
 
 /// Clients for every endpoint plus, when no `--server` was given, the embedded server.
 pub struct Connection {

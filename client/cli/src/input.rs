@@ -31,7 +31,7 @@ pub fn read_input(file: Option<&Path>) -> anyhow::Result<String> {
 pub fn status_text(status: &tonic::Status) -> String {
     format!(
         "{}: {}",
-        orbit_server::error::code_name(status.code()),
+        orbit_api::wire::code_name(status.code()),
         status.message()
     )
 }

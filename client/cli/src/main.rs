@@ -1,14 +1,13 @@
 //! `orbit`: the Orbit command-line client. Every command talks gRPC, to `--server` if given or
-//! else to an embedded server started in-process on a loopback port. See `orbit --help`.
-
-mod cli;
+//! else to an embedded server started in-process on a loopback port. See `orbit --help`; the
+//! commands themselves are the `orbit_cli` library.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = orbit_cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -19,7 +18,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(cli::run(args)) {
+    match runtime.block_on(orbit_cli::run(args)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("orbit: {e:#}");

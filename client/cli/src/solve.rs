@@ -17,8 +17,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use orbit_client::batch::{BatchEndpoint, BatchEvent, BatchOptions, error_event, solve_batch};
 use orbit_client::pb;
 
-use super::GlobalArgs;
-use super::input::read_input;
+use crate::GlobalArgs;
+use crate::input::read_input;
 
 /// `orbit solve` flags.
 #[derive(Debug, Args)]
@@ -134,7 +134,7 @@ pub async fn run(
                 BatchEvent::EndpointDown { address, reason } => bar.suspend(|| {
                     eprintln!(
                         "orbit: giving up on {address}: {}; its jobs go to the other servers",
-                        super::input::status_text(&reason)
+                        crate::input::status_text(&reason)
                     )
                 }),
             }

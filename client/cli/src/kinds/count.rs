@@ -8,10 +8,51 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::pb;
-use orbit_client::text_formats::count_group_family;
+use orbit_worker::counting::{parse_content, parse_count_group_text};
+use orbit_worker::{Limits, SolveError};
 
-use super::input::read_input;
-use super::unary::solve_one;
+use crate::input::read_input;
+use crate::unary::solve_one;
+
+/// `orbit count group FILE --k K [--content C] [--cycle-index]`: the group in the `orbit group`
+/// format (candidate lines ignored) and the flags → a count family.
+///
+/// # Errors
+/// The parser's error naming the line, or `count.content[i]` for a malformed `--content` entry.
+///
+/// ```
+/// use orbit_cli::text_formats::count_group_family;
+/// let family = count_group_family("4 1 0\n(1,2,3,4)\n", 2, Some("2,2"), false).unwrap();
+/// assert_eq!((family.degree, family.content.clone()), (4, vec![2, 2]));
+/// ```
+pub fn count_group_family(
+    text: &str,
+    k: u64,
+    content: Option<&str>,
+    cycle_index: bool,
+) -> Result<pb::GroupCount, SolveError> {
+    let limits = Limits::default();
+    let (degree, generators) = parse_count_group_text(text, &limits)?;
+    let content = match content {
+        Some(c) => parse_content(c)?,
+        None => Vec::new(),
+    };
+    let degree = u32::try_from(degree)
+        .map_err(|_| SolveError::limit(format!("group degree {degree}"), u32::MAX))?;
+    Ok(pb::GroupCount {
+        degree,
+        generators: generators
+            .iter()
+            .map(|g| pb::Permutation {
+                images: g.images().to_vec(),
+                cycles: String::new(),
+            })
+            .collect(),
+        k,
+        content,
+        cycle_index,
+    })
+}
 
 /// `orbit count` and its families.
 #[derive(Debug, Args)]

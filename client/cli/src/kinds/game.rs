@@ -1,4 +1,5 @@
-//! `orbit game`: the text format of seed 000's game graphs.
+//! `orbit game`: win, lose or draw for every vertex of a game graph (retrograde analysis of game
+//! graphs), from its text format `n m`, then m moves `u v` (1-based).
 
 use std::io::Write;
 use std::path::Path;
@@ -6,10 +7,38 @@ use std::process::ExitCode;
 
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::pb;
-use orbit_client::text_formats::game_job;
+use orbit_worker::SolveError;
+use orbit_worker::game::{GameGraph, parse_game_text};
 
-use super::input::read_input;
-use super::unary::solve_one;
+use crate::input::read_input;
+use crate::unary::solve_one;
+
+/// `orbit game`: `n m`, then m lines `u v` (1-based) → a game job.
+///
+/// # Errors
+/// The parser's error naming the line, e.g. `line 3: vertex 9 out of range 1..4`.
+///
+/// ```
+/// let job = orbit_cli::text_formats::game_job("2 1\n1 2\n").unwrap();
+/// assert_eq!((job.vertices, job.edges.len()), (2, 1));
+/// ```
+pub fn game_job(text: &str) -> Result<pb::GameGraphJob, SolveError> {
+    let graph = parse_game_text(text)?;
+    Ok(game_to_proto(&graph))
+}
+
+/// domain → proto for a game graph (the CLI's `orbit game`).
+pub fn game_to_proto(graph: &GameGraph) -> pb::GameGraphJob {
+    pb::GameGraphJob {
+        vertices: graph.vertices,
+        edges: graph
+            .edges
+            .iter()
+            .map(|&(from, to)| pb::Edge { from, to })
+            .collect(),
+        query: Vec::new(),
+    }
+}
 
 /// Parses the graph, solves it over gRPC and prints one line per vertex.
 pub async fn run(endpoints: &[BatchEndpoint], file: Option<&Path>) -> anyhow::Result<ExitCode> {

@@ -37,7 +37,7 @@ fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
 fn orbit(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_orbit"))
         .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .env_remove("ORBIT_SERVER")
         .env_remove("ORBIT_CA")
         .env_remove("ORBIT_AUTH_TOKEN_FILE")
@@ -106,7 +106,7 @@ async fn orbit_reaches_a_tls_server_with_its_ca_and_token() {
         let stdout = String::from_utf8(solved.stdout).expect("utf-8");
         let jobs = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../examples/batch.jsonl"
+            "/../../examples/batch.jsonl"
         ))
         .expect("batch");
         assert_eq!(

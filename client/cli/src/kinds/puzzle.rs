@@ -1,4 +1,4 @@
-//! `orbit puzzle`: the token-swapping puzzle of seed 002 in its contest format.
+//! `orbit puzzle`: the token-swapping puzzle (the WC2017 "board game") in its contest format.
 //!
 //! Big inputs (n = 100,000 with 100 targets is 10^7 tokens) need not fit one gRPC message (4 MiB
 //! by default in gRPC; `--max-message-bytes` on Orbit's servers), so the targets are streamed: the
@@ -11,10 +11,96 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use futures::StreamExt;
-use orbit_client::text_formats::{puzzle_bytes_bound, puzzle_jobs, puzzle_problem};
 use orbit_client::{Client, pb};
+use orbit_worker::SolveError;
+use orbit_worker::puzzle::{PuzzleProblem, parse_puzzle_text};
 
-use super::input::{read_input, status_text};
+use crate::input::{read_input, status_text};
+
+/// `orbit puzzle`: parses the contest format `n m q` (edges, start, targets).
+///
+/// # Errors
+/// The parser's error naming the line, the target, the vertex and the token.
+pub fn puzzle_problem(text: &str) -> Result<PuzzleProblem, SolveError> {
+    parse_puzzle_text(text)
+}
+
+/// An upper bound of `problem`'s encoded size as one job, so a caller can tell whether it fits
+/// a message without building it.
+pub fn puzzle_bytes_bound(problem: &PuzzleProblem) -> usize {
+    let (base, per_target) =
+        puzzle_bytes_bounds(problem.n, problem.edges.len(), problem.start.len());
+    base + per_target * problem.targets.len()
+}
+
+/// Upper bounds of the encoded sizes of a puzzle job's fixed part and of one target: 5 bytes per
+/// varint, plus tags and lengths.
+fn puzzle_bytes_bounds(n: u32, edges: usize, start: usize) -> (usize, usize) {
+    (16 + edges * 14 + start * 5, 8 + n as usize * 5)
+}
+
+/// Splits a puzzle into jobs of at most `chunk_bytes` encoded bytes (estimated from above), each
+/// with the graph, the start and a run of consecutive targets (at least one); ids are the chunk
+/// numbers `0, 1, ...`. A problem without targets is one job. This is how `orbit puzzle` sends
+/// 10^7 tokens through a server whose messages are limited to a few MiB.
+///
+/// ```
+/// use orbit_cli::text_formats::{puzzle_jobs, puzzle_problem};
+/// let problem = puzzle_problem("2 1 3\n1 2\n0 1\n1 0\n0 1\n1 0\n").unwrap();
+/// let jobs = puzzle_jobs(&problem, 0); // at least one target per job
+/// assert_eq!(jobs.len(), 3);
+/// assert_eq!(jobs[2].id, "2");
+/// ```
+pub fn puzzle_jobs(problem: &PuzzleProblem, chunk_bytes: usize) -> Vec<pb::Job> {
+    let (base_bytes, target_bytes) =
+        puzzle_bytes_bounds(problem.n, problem.edges.len(), problem.start.len());
+    let per_chunk = (chunk_bytes.saturating_sub(base_bytes) / target_bytes).max(1);
+    let job = |index: usize, targets: &[Vec<u32>]| pb::Job {
+        id: index.to_string(),
+        options: None,
+        kind: Some(pb::job::Kind::Puzzle(puzzle_chunk_to_proto(
+            problem, targets,
+        ))),
+    };
+    if problem.targets.is_empty() {
+        return vec![job(0, &[])];
+    }
+    problem
+        .targets
+        .chunks(per_chunk)
+        .enumerate()
+        .map(|(index, chunk)| job(index, chunk))
+        .collect()
+}
+
+/// domain → proto for a puzzle (the CLI's `orbit puzzle`), the targets in `targets_packed`.
+pub fn puzzle_to_proto(problem: &PuzzleProblem) -> pb::PuzzleJob {
+    puzzle_chunk_to_proto(problem, &problem.targets)
+}
+
+/// domain → proto for `problem`'s graph and start with `targets` (a run of its targets), packed in
+/// `targets_packed`: how `orbit puzzle` splits a big puzzle into jobs without copying it first.
+pub fn puzzle_chunk_to_proto(problem: &PuzzleProblem, targets: &[Vec<u32>]) -> pb::PuzzleJob {
+    pb::PuzzleJob {
+        n: problem.n,
+        edges: problem
+            .edges
+            .iter()
+            .map(|&(from, to)| pb::Edge { from, to })
+            .collect(),
+        start: Some(pb::Arrangement {
+            tokens: problem.start.clone(),
+        }),
+        targets: Vec::new(),
+        targets_packed: {
+            let mut bytes = Vec::with_capacity(4 * problem.n as usize * targets.len());
+            for token in targets.iter().flatten() {
+                bytes.extend_from_slice(&token.to_le_bytes());
+            }
+            bytes
+        },
+    }
+}
 
 /// Every gRPC implementation accepts messages of this size by default.
 const GRPC_DEFAULT_MESSAGE_BYTES: usize = 4 << 20;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use orbit_client::Client;
 use tonic_health::pb::health_check_response::ServingStatus;
 
-use super::input::status_text;
+use crate::input::status_text;
 
 /// Prints the serving status; exit 0 only when SERVING.
 pub async fn health(client: &mut Client, service: &str) -> anyhow::Result<ExitCode> {

@@ -4,7 +4,7 @@ use orbit_client::batch::BatchEndpoint;
 use orbit_client::pb;
 use tonic::Code;
 
-use super::input::status_text;
+use crate::input::status_text;
 
 /// Sends `kind` as job `id` and returns its result, or the server's status as an error
 /// (`CODE: message`).

@@ -1,16 +1,30 @@
-//! The `orbit` commands. Each command turns its input into protobuf jobs, sends them over gRPC and
-//! prints the answers; `connection.rs` decides where the server is.
+//! `orbit`, the Orbit command-line client, as a library: the command line ([`Cli`]) and [`run`],
+//! which the `orbit` binary (`main.rs`) calls; the text formats ([`text_formats`]) that the fuzz
+//! targets share; and the embedded server ([`embedded`]) that commands start when no `--server`
+//! is given, also a fixture for tests.
+//!
+//! Each command turns its input into protobuf jobs, sends them over gRPC through `orbit-client`
+//! and prints the answers; `connection.rs` decides where the server is.
+//!
+//! # Layout
+//! - `kinds/`: one file per job kind (game, group, count, puzzle, cop_thief), each holding the
+//!   kind's text format (text → protobuf job), its domain → protobuf conversions and its command.
+//! - `text_formats.rs`: the text → job functions of every kind, gathered under one path.
+//! - `solve.rs` (`orbit solve`, JSON lines of any kind), `service.rs` (`orbit health`, `info`).
+//! - `connection.rs` (`--server`s or the embedded server), `unary.rs` (one job through `Solve`),
+//!   `input.rs` (reading a file or stdin, printing a status).
+//! - `embedded.rs`: an Orbit server in this process on a loopback port.
 
 mod connection;
-mod cop_thief;
-mod count;
-mod game;
-mod group;
+pub mod embedded;
 mod input;
-mod puzzle;
+pub mod kinds;
 mod service;
 mod solve;
+pub mod text_formats;
 mod unary;
+
+use kinds::{cop_thief, count, game, group, puzzle};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,8 +32,15 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 /// Orbit: exact combinatorial group and game solving over gRPC.
+// `orbit --help` opens with `about`. It used to be the description of the package that held the
+// binary (orbit-client); it is spelled out here so that the help text stays the same.
 #[derive(Debug, Parser)]
-#[command(name = "orbit", version, about, propagate_version = true)]
+#[command(
+    name = "orbit",
+    version,
+    about = "Rust client for Orbit (a wrapper over the generated gRPC client) and the `orbit` CLI.",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,

@@ -1,0 +1,8 @@
+//! The `orbit` binary's tests, one test binary with a module per subject (one link instead of
+//! two):
+//! - `commands`: each command as a user runs it, against its embedded server (real gRPC over
+//!   loopback), checking the exact text output and the exit status;
+//! - `security`: `--ca` and `--auth-token-file` against a server with TLS and a bearer token.
+
+mod commands;
+mod security;
