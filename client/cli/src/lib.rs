@@ -24,8 +24,6 @@ mod solve;
 pub mod text_formats;
 mod unary;
 
-use kinds::{cop_thief, count, game, group, puzzle};
-
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -88,34 +86,9 @@ pub enum Command {
     /// Solve a batch: jobs as JSON lines (proto3 JSON of orbit.v1.Job), one JSON event line per
     /// job on stdout (its final `result` or `error`). Exit status 1 if any job failed.
     Solve(solve::SolveArgs),
-    /// Win/lose/draw on a game graph. Input: `n m`, then m lines `u v` (1-based, a move from u to
-    /// v). Prints n lines, vertex 1 first: `win D`, `lose D` or `draw`.
-    Game {
-        /// Input file; `-` or nothing for stdin.
-        file: Option<PathBuf>,
-    },
-    /// A permutation group: order and membership. Input: `d k q`, then k generator lines and q
-    /// candidate lines in GAP cycle notation, 1-based (`(1,2,3)(4,5)`; `()` is the identity).
-    /// Prints the order on the first line, then q lines `Yes`/`No`.
-    Group {
-        /// Input file; `-` or nothing for stdin.
-        file: Option<PathBuf>,
-    },
-    /// Counting colourings up to symmetry; prints the number alone on a line.
-    Count(count::CountArgs),
-    /// The token puzzle on a graph. Input: `n m q`, m lines `u v` (1-based), a line of n tokens
-    /// (the token on vertex 1..n), then q target lines. Prints q lines `Yes`/`No`.
-    Puzzle {
-        /// Input file; `-` or nothing for stdin.
-        file: Option<PathBuf>,
-    },
-    /// The policeman-and-thief game. Input: `n m`, then n rows of m characters (`.` free, `*` wall,
-    /// `C` policeman, `T` thief, `E` exit). Prints `cop N`, `thief N` or `draw` (N = half-moves).
-    #[command(name = "cop-thief")]
-    CopThief {
-        /// Input file; `-` or nothing for stdin.
-        file: Option<PathBuf>,
-    },
+    /// The per-kind commands (`game`, `group`, `count`, `puzzle`, `cop-thief`).
+    #[command(flatten)]
+    Kind(kinds::KindCommand),
     /// Check a server's health (grpc.health.v1). Prints SERVING or NOT_SERVING; exit 1 unless
     /// serving.
     Health {
@@ -134,13 +107,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut client = connection.client().clone();
     let outcome = match command {
         Command::Solve(args) => solve::run(connection.endpoints(), &args, &global).await,
-        Command::Game { file } => game::run(connection.endpoints(), file.as_deref()).await,
-        Command::Group { file } => group::run(connection.endpoints(), file.as_deref()).await,
-        Command::Count(args) => count::run(connection.endpoints(), args).await,
-        Command::Puzzle { file } => {
-            puzzle::run(&mut client, file.as_deref(), global.max_message_bytes).await
-        }
-        Command::CopThief { file } => cop_thief::run(connection.endpoints(), file.as_deref()).await,
+        Command::Kind(command) => kinds::run(command, &connection, &global).await,
         Command::Health { service } => service::health(&mut client, &service).await,
         Command::Info => service::info(&mut client).await,
     };

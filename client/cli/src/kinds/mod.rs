@@ -7,9 +7,73 @@
 //! - [`count`]: colourings up to symmetry (Burnside / Pólya; `orbit count ...`).
 //! - [`puzzle`]: the token-swapping puzzle (WC2017 "board game"; `orbit puzzle`).
 //! - [`cop_thief`]: the policeman-and-thief grid game (`orbit cop-thief`).
+//!
+//! Each kind is registered here once: its `mod` line, its [`KindCommand`] variant and its arm in
+//! [`run`].
 
 pub mod cop_thief;
 pub mod count;
 pub mod game;
 pub mod group;
 pub mod puzzle;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+use crate::GlobalArgs;
+use crate::connection::Connection;
+
+/// The per-kind commands, flattened into [`crate::Command`]; each variant's name is the kind's
+/// `orbit_api::JobKind::cli_command`.
+#[derive(Debug, Subcommand)]
+pub enum KindCommand {
+    /// Win/lose/draw on a game graph. Input: `n m`, then m lines `u v` (1-based, a move from u to
+    /// v). Prints n lines, vertex 1 first: `win D`, `lose D` or `draw`.
+    Game {
+        /// Input file; `-` or nothing for stdin.
+        file: Option<PathBuf>,
+    },
+    /// A permutation group: order and membership. Input: `d k q`, then k generator lines and q
+    /// candidate lines in GAP cycle notation, 1-based (`(1,2,3)(4,5)`; `()` is the identity).
+    /// Prints the order on the first line, then q lines `Yes`/`No`.
+    Group {
+        /// Input file; `-` or nothing for stdin.
+        file: Option<PathBuf>,
+    },
+    /// Counting colourings up to symmetry; prints the number alone on a line.
+    Count(count::CountArgs),
+    /// The token puzzle on a graph. Input: `n m q`, m lines `u v` (1-based), a line of n tokens
+    /// (the token on vertex 1..n), then q target lines. Prints q lines `Yes`/`No`.
+    Puzzle {
+        /// Input file; `-` or nothing for stdin.
+        file: Option<PathBuf>,
+    },
+    /// The policeman-and-thief game. Input: `n m`, then n rows of m characters (`.` free, `*` wall,
+    /// `C` policeman, `T` thief, `E` exit). Prints `cop N`, `thief N` or `draw` (N = half-moves).
+    #[command(name = "cop-thief")]
+    CopThief {
+        /// Input file; `-` or nothing for stdin.
+        file: Option<PathBuf>,
+    },
+}
+
+/// Runs a per-kind command against `connection`.
+pub(crate) async fn run(
+    command: KindCommand,
+    connection: &Connection,
+    global: &GlobalArgs,
+) -> anyhow::Result<ExitCode> {
+    let endpoints = connection.endpoints();
+    match command {
+        KindCommand::Game { file } => game::run(endpoints, file.as_deref()).await,
+        KindCommand::Group { file } => group::run(endpoints, file.as_deref()).await,
+        KindCommand::Count(args) => count::run(endpoints, args).await,
+        KindCommand::Puzzle { file } => {
+            let mut client = connection.client().clone();
+            puzzle::run(&mut client, file.as_deref(), global.max_message_bytes).await
+        }
+        KindCommand::CopThief { file } => cop_thief::run(endpoints, file.as_deref()).await,
+    }
+}
