@@ -46,8 +46,8 @@ pub use graphs::{graphs_count, graphs_memory_estimate, partition_count};
 pub use group_count::dihedral;
 pub use group_count::is_natural_dihedral;
 pub use group_count::{
-    ElementTally, GroupCount, count_group, count_group_enumerated, count_group_memory_estimate,
-    enumerate_levels, giant_cycle_index,
+    CountRequest, ElementTally, GroupCount, count_group, count_group_enumerated,
+    count_group_memory_estimate, enumerate_levels, giant_cycle_index,
 };
 pub use necklace::{
     bracelet_count, bracelet_cycle_index, necklace_count, necklace_cycle_index,
@@ -428,16 +428,13 @@ pub fn solve_count(
             content,
             cycle_index,
         } => {
-            let g = count_group(
-                *degree,
-                generators.clone(),
-                *k,
-                content.as_deref(),
+            let request = CountRequest {
+                k: *k,
+                content: content.as_deref(),
                 modulus,
-                *cycle_index,
-                ctx,
-                limits,
-            )?;
+                want_cycle_index: *cycle_index,
+            };
+            let g = count_group(*degree, generators.clone(), &request, ctx, limits)?;
             answer.method = match (g.kind, g.cyclic_divisors, g.dihedral_divisors) {
                 (_, Some(divisors), _) => CountMethod::Cyclic { divisors },
                 (_, _, Some(divisors)) => CountMethod::Dihedral { divisors },
