@@ -163,7 +163,7 @@ fn reflection(n: usize) -> P {
     (0..n).map(|i| (n - i) % n).collect()
 }
 
-/// The seed's three torus permutations on an `n x m` sheet (cell `i`: column `i % n`, row
+/// The three generators of the torus group on an `n x m` sheet (cell `i`: column `i % n`, row
 /// `i / n`): shift along a row, shift of the rows, 180-degree rotation.
 fn torus_gens(n: usize, m: usize, rotation: bool) -> Vec<P> {
     let cells = n * m;
@@ -404,7 +404,7 @@ fn counting_necklaces_and_bracelets_match_brute_force() {
 }
 
 #[test]
-fn counting_torus_matches_brute_force_of_the_seed_group() {
+fn counting_torus_matches_brute_force_of_the_generated_group() {
     for n in 1..=4usize {
         for m in 1..=4usize {
             for k in 2..=3usize {
@@ -416,7 +416,7 @@ fn counting_torus_matches_brute_force_of_the_seed_group() {
                     let want = orbits_brute(n * m, &group, k);
                     let got = torus_count(m as u64, n as u64, k as u64, rot, None, &ctx()).unwrap();
                     assert_eq!(got, big(want), "torus {m}x{n} k={k} rotation={rot}");
-                    // The seed's own method (Burnside over the generated group) agrees too.
+                    // The direct Burnside sum over the generated group agrees too.
                     assert_eq!(burnside_brute(n * m, &group, k), want);
                 }
             }

@@ -77,7 +77,7 @@ pub enum CountKind {
     /// Bracelets of `n >= 1` beads up to rotation and turning over.
     Bracelet { n: u64, k: u64 },
     /// The `rows x cols` torus up to cyclic shifts of rows and columns, and the 180-degree
-    /// rotation when `rotation` is true (the seed's problem).
+    /// rotation when `rotation` is true (the torus counting problem, see [`torus`]).
     Torus {
         rows: u64,
         cols: u64,
@@ -377,7 +377,7 @@ pub fn count_memory_estimate(p: &CountProblem, limits: &Limits) -> u64 {
 /// assert_eq!(a.to_string(), "7");
 /// ```
 ///
-/// Reference: W. Burnside (1897); G. Pólya (1937); the seed's article on Burnside's lemma.
+/// Reference: W. Burnside (1897); G. Pólya (1937).
 pub fn solve_count(
     p: &CountProblem,
     ctx: &SolveContext,
