@@ -6,10 +6,11 @@ use std::collections::{HashMap, HashSet};
 
 use num_bigint::BigUint;
 use orbit_worker::counting::{
-    CountKind, CountMethod, CountProblem, CubePart, CycleType, binary_tree_count, bracelet_count,
-    bracelet_cycle_index, count_group, count_group_enumerated, cube_count, cube_cycle_index,
-    enumerate_levels, giant_cycle_index, graphs_count, necklace_count, necklace_cycle_index,
-    parse_content, parse_count_group_text, solve_count, torus_count, validate_count,
+    CountKind, CountMethod, CountProblem, CountRequest, CubePart, CycleType, binary_tree_count,
+    bracelet_count, bracelet_cycle_index, count_group, count_group_enumerated, cube_count,
+    cube_cycle_index, enumerate_levels, giant_cycle_index, graphs_count, necklace_count,
+    necklace_cycle_index, parse_content, parse_count_group_text, solve_count, torus_count,
+    validate_count,
 };
 use orbit_worker::group::{GroupKind, Perm};
 use orbit_worker::{CancelFlag, Limits, SolveContext, SolveError};
@@ -162,7 +163,7 @@ fn reflection(n: usize) -> P {
     (0..n).map(|i| (n - i) % n).collect()
 }
 
-/// The seed's three torus permutations on an `n x m` sheet (cell `i`: column `i % n`, row
+/// The three generators of the torus group on an `n x m` sheet (cell `i`: column `i % n`, row
 /// `i / n`): shift along a row, shift of the rows, 180-degree rotation.
 fn torus_gens(n: usize, m: usize, rotation: bool) -> Vec<P> {
     let cells = n * m;
@@ -403,7 +404,7 @@ fn counting_necklaces_and_bracelets_match_brute_force() {
 }
 
 #[test]
-fn counting_torus_matches_brute_force_of_the_seed_group() {
+fn counting_torus_matches_brute_force_of_the_generated_group() {
     for n in 1..=4usize {
         for m in 1..=4usize {
             for k in 2..=3usize {
@@ -415,7 +416,7 @@ fn counting_torus_matches_brute_force_of_the_seed_group() {
                     let want = orbits_brute(n * m, &group, k);
                     let got = torus_count(m as u64, n as u64, k as u64, rot, None, &ctx()).unwrap();
                     assert_eq!(got, big(want), "torus {m}x{n} k={k} rotation={rot}");
-                    // The seed's own method (Burnside over the generated group) agrees too.
+                    // The direct Burnside sum over the generated group agrees too.
                     assert_eq!(burnside_brute(n * m, &group, k), want);
                 }
             }
@@ -558,10 +559,7 @@ fn counting_binary_tree_matches_brute_force() {
     let g = count_group(
         n,
         gens.iter().map(to_perm).collect(),
-        2,
-        None,
-        None,
-        false,
+        &CountRequest::colours(2),
         &ctx(),
         &Limits::default(),
     )
@@ -601,10 +599,7 @@ fn counting_graphs_match_brute_force_and_group_enumeration() {
         let g = count_group(
             pairs.len(),
             gens.iter().map(to_perm).collect(),
-            2,
-            None,
-            None,
-            false,
+            &CountRequest::colours(2),
             &ctx(),
             &Limits::default(),
         )
@@ -656,7 +651,17 @@ fn counting_random_groups_match_brute_force() {
         let group = closure(n, &gens);
         let perms: Vec<Perm> = gens.iter().map(to_perm).collect();
         for k in 1..=3u64 {
-            let g = count_group(n, perms.clone(), k, None, None, true, &ctx(), &limits).unwrap();
+            let g = count_group(
+                n,
+                perms.clone(),
+                &CountRequest {
+                    want_cycle_index: true,
+                    ..CountRequest::colours(k)
+                },
+                &ctx(),
+                &limits,
+            )
+            .unwrap();
             let want = orbits_brute(n, &group, k as usize);
             assert_eq!(
                 g.count,
@@ -681,10 +686,10 @@ fn counting_random_groups_match_brute_force() {
                 let g = count_group(
                     n,
                     perms.clone(),
-                    3,
-                    Some(&content),
-                    None,
-                    false,
+                    &CountRequest {
+                        content: Some(&content),
+                        ..CountRequest::colours(3)
+                    },
                     &ctx(),
                     &limits,
                 )
@@ -734,10 +739,10 @@ fn counting_giants_by_partitions_match_brute_force() {
                 let g = count_group(
                     n,
                     gens.iter().map(to_perm).collect(),
-                    k as u64,
-                    None,
-                    None,
-                    true,
+                    &CountRequest {
+                        want_cycle_index: true,
+                        ..CountRequest::colours(k as u64)
+                    },
                     &ctx(),
                     &limits,
                 )
@@ -760,10 +765,10 @@ fn counting_giants_by_partitions_match_brute_force() {
                     let g = count_group(
                         n,
                         gens.iter().map(to_perm).collect(),
-                        3,
-                        Some(&c64),
-                        None,
-                        false,
+                        &CountRequest {
+                            content: Some(&c64),
+                            ..CountRequest::colours(3)
+                        },
                         &ctx(),
                         &limits,
                     )
@@ -786,10 +791,7 @@ fn counting_giants_by_partitions_match_brute_force() {
     let g = count_group(
         n,
         gens,
-        3,
-        None,
-        None,
-        false,
+        &CountRequest::colours(3),
         &ctx(),
         &Limits {
             max_group_elements: 10,
@@ -839,16 +841,31 @@ fn counting_large_degree_paths_match_formulas() {
         let cyclic = vec![to_perm(&rotation(n))];
         let dihedral = vec![to_perm(&rotation(n)), to_perm(&reflection(n))];
         for k in [2u64, 3] {
-            let g = count_group(n, cyclic.clone(), k, None, None, false, &ctx(), &limits).unwrap();
+            let g = count_group(
+                n,
+                cyclic.clone(),
+                &CountRequest::colours(k),
+                &ctx(),
+                &limits,
+            )
+            .unwrap();
             assert_eq!(
                 g.count,
                 necklace_count(n as u64, k, None, &ctx()).unwrap(),
                 "C_{n} k={k}"
             );
             // Forced through the enumeration (count_group proves D_n and takes the divisors).
-            let g =
-                count_group_enumerated(n, dihedral.clone(), k, None, None, true, &ctx(), &limits)
-                    .unwrap();
+            let g = count_group_enumerated(
+                n,
+                dihedral.clone(),
+                &CountRequest {
+                    want_cycle_index: true,
+                    ..CountRequest::colours(k)
+                },
+                &ctx(),
+                &limits,
+            )
+            .unwrap();
             assert_eq!(g.enumerated, 2 * n as u64);
             assert_eq!(
                 g.count,
@@ -869,10 +886,10 @@ fn counting_large_degree_paths_match_formulas() {
         let g = count_group_enumerated(
             n,
             dihedral.clone(),
-            2,
-            None,
-            None,
-            want_types,
+            &CountRequest {
+                want_cycle_index: want_types,
+                ..CountRequest::colours(2)
+            },
             &ctx(),
             &limits,
         )
@@ -946,11 +963,28 @@ fn counting_dihedral_groups_by_divisors_match_enumeration_and_brute_force() {
             assert_eq!(closure(n, &gens).len(), 2 * n, "n={n} form {form}");
             let perms: Vec<Perm> = gens.iter().map(to_perm).collect();
             for k in 1..=3u64 {
-                let got =
-                    count_group(n, perms.clone(), k, None, None, true, &ctx(), &limits).unwrap();
-                let enumerated =
-                    count_group_enumerated(n, perms.clone(), k, None, None, true, &ctx(), &limits)
-                        .unwrap();
+                let got = count_group(
+                    n,
+                    perms.clone(),
+                    &CountRequest {
+                        want_cycle_index: true,
+                        ..CountRequest::colours(k)
+                    },
+                    &ctx(),
+                    &limits,
+                )
+                .unwrap();
+                let enumerated = count_group_enumerated(
+                    n,
+                    perms.clone(),
+                    &CountRequest {
+                        want_cycle_index: true,
+                        ..CountRequest::colours(k)
+                    },
+                    &ctx(),
+                    &limits,
+                )
+                .unwrap();
                 // D_3 = Sym(3) is the engine's giant; the others are enumerated.
                 let expect = if n == 3 { 0 } else { 2 * n as u64 };
                 assert_eq!(enumerated.enumerated, expect);
@@ -978,9 +1012,17 @@ fn counting_dihedral_groups_by_divisors_match_enumeration_and_brute_force() {
                 assert_eq!(z, enumerated.cycle_index.expect("cycle index"));
                 // Modulus.
                 let m = big(7);
-                let modular =
-                    count_group(n, perms.clone(), k, None, Some(&m), false, &ctx(), &limits)
-                        .unwrap();
+                let modular = count_group(
+                    n,
+                    perms.clone(),
+                    &CountRequest {
+                        modulus: Some(&m),
+                        ..CountRequest::colours(k)
+                    },
+                    &ctx(),
+                    &limits,
+                )
+                .unwrap();
                 assert_eq!(modular.count, &got.count % &m);
             }
             // Pattern inventory.
@@ -992,10 +1034,10 @@ fn counting_dihedral_groups_by_divisors_match_enumeration_and_brute_force() {
                 let got = count_group(
                     n,
                     perms.clone(),
-                    1,
-                    Some(&content),
-                    None,
-                    false,
+                    &CountRequest {
+                        content: Some(&content),
+                        ..CountRequest::colours(1)
+                    },
                     &ctx(),
                     &limits,
                 )
@@ -1003,10 +1045,10 @@ fn counting_dihedral_groups_by_divisors_match_enumeration_and_brute_force() {
                 let enumerated = count_group_enumerated(
                     n,
                     perms.clone(),
-                    1,
-                    Some(&content),
-                    None,
-                    false,
+                    &CountRequest {
+                        content: Some(&content),
+                        ..CountRequest::colours(1)
+                    },
                     &ctx(),
                     &limits,
                 )
@@ -1059,16 +1101,22 @@ fn counting_dihedral_groups_without_a_short_word_for_the_cycle() {
             .collect();
         let perms: Vec<Perm> = gens.iter().map(to_perm).collect();
         for k in [2u64, 3] {
-            let got = count_group(n, perms.clone(), k, None, None, false, &ctx(), &limits).unwrap();
+            let got =
+                count_group(n, perms.clone(), &CountRequest::colours(k), &ctx(), &limits).unwrap();
             assert!(got.dihedral_divisors.is_some(), "D_{n} not recognised");
             assert_eq!(
                 got.count,
                 bracelet_count(n as u64, k, None, &ctx()).unwrap()
             );
             if n <= 60 {
-                let enumerated =
-                    count_group_enumerated(n, perms.clone(), k, None, None, false, &ctx(), &limits)
-                        .unwrap();
+                let enumerated = count_group_enumerated(
+                    n,
+                    perms.clone(),
+                    &CountRequest::colours(k),
+                    &ctx(),
+                    &limits,
+                )
+                .unwrap();
                 assert_eq!(enumerated.enumerated, 2 * n as u64);
                 assert_eq!(got.count, enumerated.count);
             }
@@ -1083,10 +1131,10 @@ fn counting_dihedral_groups_without_a_short_word_for_the_cycle() {
     let got = count_group(
         n,
         gens.iter().map(to_perm).collect(),
-        2,
-        None,
-        None,
-        true,
+        &CountRequest {
+            want_cycle_index: true,
+            ..CountRequest::colours(2)
+        },
         &ctx(),
         &limits,
     )
@@ -1114,7 +1162,8 @@ fn counting_dihedral_group_of_degree_100000_by_divisors() {
     for gens in forms {
         let perms: Vec<Perm> = gens.iter().map(to_perm).collect();
         let start = std::time::Instant::now();
-        let got = count_group(n, perms.clone(), 2, None, None, false, &ctx(), &limits).unwrap();
+        let got =
+            count_group(n, perms.clone(), &CountRequest::colours(2), &ctx(), &limits).unwrap();
         let elapsed = start.elapsed();
         eprintln!("D_{n}, k = 2: {elapsed:?}");
         // Well under a second in practice; the bound leaves room for a loaded debug machine.
@@ -1123,7 +1172,18 @@ fn counting_dihedral_group_of_degree_100000_by_divisors() {
         assert_eq!(got.group_order, big(2 * n as u64));
         assert_eq!(got.enumerated, 0);
         let m = big(1_000_000_007);
-        let got = count_group(n, perms, 2, None, Some(&m), true, &ctx(), &limits).unwrap();
+        let got = count_group(
+            n,
+            perms,
+            &CountRequest {
+                modulus: Some(&m),
+                want_cycle_index: true,
+                ..CountRequest::colours(2)
+            },
+            &ctx(),
+            &limits,
+        )
+        .unwrap();
         assert_eq!(got.count, &want % &m);
         assert_eq!(got.cycle_index, Some(bracelet_cycle_index(n as u64)));
     }
@@ -1136,8 +1196,17 @@ fn counting_groups_of_order_2d_that_are_not_dihedral_are_enumerated() {
         let perms: Vec<Perm> = gens.iter().map(to_perm).collect();
         let group = closure(degree, gens);
         for k in 1..=3u64 {
-            let got =
-                count_group(degree, perms.clone(), k, None, None, true, &ctx(), &limits).unwrap();
+            let got = count_group(
+                degree,
+                perms.clone(),
+                &CountRequest {
+                    want_cycle_index: true,
+                    ..CountRequest::colours(k)
+                },
+                &ctx(),
+                &limits,
+            )
+            .unwrap();
             assert_eq!(got.dihedral_divisors, None, "degree {degree}");
             assert_eq!(got.enumerated, group.len() as u64);
             if (k as usize).pow(degree as u32) <= 100_000 {
@@ -1212,10 +1281,7 @@ fn counting_groups_of_order_2d_that_are_not_dihedral_are_enumerated() {
         let got = count_group(
             d,
             gens.iter().map(to_perm).collect(),
-            2,
-            None,
-            None,
-            false,
+            &CountRequest::colours(2),
             &ctx(),
             &limits,
         )
@@ -1249,10 +1315,7 @@ fn counting_cyclic_groups_by_divisors() {
         let got = count_group(
             degree,
             vec![g.clone()],
-            k,
-            None,
-            None,
-            false,
+            &CountRequest::colours(k),
             &ctx(),
             &limits,
         )
@@ -1264,10 +1327,11 @@ fn counting_cyclic_groups_by_divisors() {
         let got = count_group(
             degree,
             vec![g.clone()],
-            k,
-            None,
-            Some(&m),
-            true,
+            &CountRequest {
+                modulus: Some(&m),
+                want_cycle_index: true,
+                ..CountRequest::colours(k)
+            },
             &ctx(),
             &limits,
         )
@@ -1285,8 +1349,17 @@ fn counting_cyclic_groups_by_divisors() {
             if (k as usize).pow(n as u32) > 20_000 {
                 continue;
             }
-            let got =
-                count_group(n, vec![to_perm(&p)], k, None, None, true, &ctx(), &limits).unwrap();
+            let got = count_group(
+                n,
+                vec![to_perm(&p)],
+                &CountRequest {
+                    want_cycle_index: true,
+                    ..CountRequest::colours(k)
+                },
+                &ctx(),
+                &limits,
+            )
+            .unwrap();
             assert_eq!(got.count, big(orbits_brute(n, &group, k as usize)));
             let z = got.cycle_index.expect("cycle index");
             assert_eq!(index_histogram(&z), type_histogram(&group));
@@ -1303,10 +1376,10 @@ fn counting_pattern_inventory_example() {
     let g = count_group(
         n,
         gens,
-        3,
-        Some(&[4, 3, 1]),
-        None,
-        false,
+        &CountRequest {
+            content: Some(&[4, 3, 1]),
+            ..CountRequest::colours(3)
+        },
         &ctx(),
         &Limits::default(),
     )

@@ -4,7 +4,7 @@
 //! for small degrees, the stabiliser chain (`GroupTuning::recognise_giant_products = false`).
 
 use num_bigint::BigUint;
-use orbit_worker::counting::count_group;
+use orbit_worker::counting::{CountRequest, count_group};
 use orbit_worker::group::{GroupTuning, Perm, PermGroup};
 use orbit_worker::{Limits, SolveContext};
 use rand::seq::SliceRandom;
@@ -589,10 +589,7 @@ fn a_small_giant_product_enumerates_exactly_its_elements() {
     let counted = count_group(
         d,
         gens,
-        2,
-        None,
-        None,
-        false,
+        &CountRequest::colours(2),
         &SolveContext::detached(),
         &Limits::default(),
     )

@@ -3,7 +3,8 @@
 //!
 //! * exhaustive BFS over all arrangements (n <= 8), random connected and disconnected graphs of
 //!   many families, with self-loops and parallel edges;
-//! * the seed's method (naive stabiliser chain) and the group engine at n <= 50 (seed families)
+//! * the textbook method (naive stabiliser chain) and the group engine at the contest size
+//!   n <= 50 (six graph families: trees, cycles, grids, cacti, connected graphs, block trees)
 //!   and beyond (block trees with large Wilson blocks);
 //! * the published sample, parser and validation errors, edge cases, a scale smoke test and
 //!   cancellation.
@@ -478,7 +479,7 @@ fn puzzle_bfs_random_graphs() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Stabiliser-chain references (seed's method; group engine)
+// Stabiliser-chain references (textbook method; group engine)
 // ---------------------------------------------------------------------------------------------
 
 /// Targets near the reachable set: random walks (reachable), the same with two tokens swapped
@@ -565,7 +566,7 @@ fn check_against_references(
 }
 
 #[test]
-fn puzzle_seed_families_against_stabiliser_chains() {
+fn puzzle_contest_size_families_against_stabiliser_chains() {
     let mut rng = ChaCha8Rng::seed_from_u64(4003);
     let (mut yes, mut no, mut graphs) = (0, 0, 0);
     for round in 0..600 {
@@ -600,13 +601,19 @@ fn puzzle_seed_families_against_stabiliser_chains() {
         let mut e = e;
         add_noise(&mut rng, n, &mut e);
         let e = relabel(&mut rng, n, &e);
-        let (y, no_) =
-            check_against_references(&mut rng, n, e, 40, true, &format!("seed family {family}"));
+        let (y, no_) = check_against_references(
+            &mut rng,
+            n,
+            e,
+            40,
+            true,
+            &format!("contest-size family {family}"),
+        );
         yes += y;
         no += no_;
         graphs += 1;
     }
-    eprintln!("seed families: {graphs} graphs, {yes} yes, {no} no");
+    eprintln!("contest-size families: {graphs} graphs, {yes} yes, {no} no");
     assert!(
         yes > 2000 && no > 2000,
         "{graphs} graphs: {yes} yes, {no} no"

@@ -62,8 +62,8 @@ pub fn binary_tree_memory_estimate(depth: u64, k: u64, modulus_bits: Option<u64>
 /// assert_eq!(binary_tree_count(1, 2, None, &ctx).unwrap(), 6u32.into());
 /// ```
 ///
-/// Reference: the seed's example (colourings of a rooted binary tree); F. Harary and E. Palmer,
-/// *Graphical Enumeration* (1973), §2.2 (composition of cycle indices).
+/// Reference: F. Harary and E. Palmer, *Graphical Enumeration* (1973), §2.2 (composition of cycle
+/// indices).
 pub fn binary_tree_count(
     depth: u64,
     k: u64,

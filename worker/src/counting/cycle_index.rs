@@ -433,52 +433,55 @@ pub(crate) fn fixed_with_content(t: &CycleType, content: &[u64]) -> Result<BigUi
                 rem[i] = x % (m + 1);
                 x /= m + 1;
             }
-            distribute(
+            ColourStep {
                 parts,
-                &strides,
-                &rem,
-                0,
-                target,
-                s,
-                value.clone(),
-                &mut next,
-            );
+                strides: &strides,
+                rem: &rem,
+                next: &mut next,
+            }
+            .distribute(0, target, s, value.clone());
         }
         dp = next;
     }
     Ok(dp.into_iter().sum())
 }
 
-/// Adds `weight * prod C(rem_i, c_i)` to `next[state - sum c_i * stride_i]` for every choice of
-/// `c_i <= rem_i` (cycles of length `parts[i].0` given the current colour) with
-/// `sum c_i * length_i = target`, recursing over `i`.
-#[allow(clippy::too_many_arguments)]
-fn distribute(
-    parts: &[(u64, u64)],
-    strides: &[u64],
-    rem: &[u64],
-    i: usize,
-    target: u64,
-    state: usize,
-    weight: BigUint,
-    next: &mut [BigUint],
-) {
-    if target == 0 {
-        next[state] += weight;
-        return;
-    }
-    if i == parts.len() {
-        return;
-    }
-    let len = parts[i].0;
-    let max_c = rem[i].min(target / len);
-    for c in 0..=max_c {
-        let w = if c == 0 {
-            weight.clone()
-        } else {
-            &weight * binomial(u128::from(rem[i]), u128::from(c))
-        };
-        let s = state - (c * strides[i]) as usize;
-        distribute(parts, strides, rem, i + 1, target - c * len, s, w, next);
+/// One colour's step of [`fixed_with_content`] from one state: the cycle lengths and their
+/// strides in the state numbering, the cycles of each length not yet coloured in that state, and
+/// the next colour's table being filled.
+struct ColourStep<'a> {
+    /// `(length, multiplicity)` of the cycle type, as [`CycleType::parts`].
+    parts: &'a [(u64, u64)],
+    /// The mixed-radix stride of each length in the state numbering.
+    strides: &'a [u64],
+    /// Per length: the cycles not yet coloured in the current state.
+    rem: &'a [u64],
+    next: &'a mut [BigUint],
+}
+
+impl ColourStep<'_> {
+    /// Adds `weight * prod C(rem_i, c_i)` to `next[state - sum c_i * stride_i]` for every choice
+    /// of `c_i <= rem_i` (cycles of length `parts[i].0` given the current colour) with
+    /// `sum c_i * length_i = target`, recursing over `i`.
+    fn distribute(&mut self, i: usize, target: u64, state: usize, weight: BigUint) {
+        if target == 0 {
+            self.next[state] += weight;
+            return;
+        }
+        if i == self.parts.len() {
+            return;
+        }
+        let len = self.parts[i].0;
+        let rem = self.rem[i];
+        let max_c = rem.min(target / len);
+        for c in 0..=max_c {
+            let w = if c == 0 {
+                weight.clone()
+            } else {
+                &weight * binomial(u128::from(rem), u128::from(c))
+            };
+            let s = state - (c * self.strides[i]) as usize;
+            self.distribute(i + 1, target - c * len, s, w);
+        }
     }
 }

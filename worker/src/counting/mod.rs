@@ -46,8 +46,8 @@ pub use graphs::{graphs_count, graphs_memory_estimate, partition_count};
 pub use group_count::dihedral;
 pub use group_count::is_natural_dihedral;
 pub use group_count::{
-    ElementTally, GroupCount, count_group, count_group_enumerated, count_group_memory_estimate,
-    enumerate_levels, giant_cycle_index,
+    CountRequest, ElementTally, GroupCount, count_group, count_group_enumerated,
+    count_group_memory_estimate, enumerate_levels, giant_cycle_index,
 };
 pub use necklace::{
     bracelet_count, bracelet_cycle_index, necklace_count, necklace_cycle_index,
@@ -77,7 +77,7 @@ pub enum CountKind {
     /// Bracelets of `n >= 1` beads up to rotation and turning over.
     Bracelet { n: u64, k: u64 },
     /// The `rows x cols` torus up to cyclic shifts of rows and columns, and the 180-degree
-    /// rotation when `rotation` is true (the seed's problem).
+    /// rotation when `rotation` is true (the torus counting problem, see [`torus`]).
     Torus {
         rows: u64,
         cols: u64,
@@ -377,7 +377,7 @@ pub fn count_memory_estimate(p: &CountProblem, limits: &Limits) -> u64 {
 /// assert_eq!(a.to_string(), "7");
 /// ```
 ///
-/// Reference: W. Burnside (1897); G. Pólya (1937); the seed's article on Burnside's lemma.
+/// Reference: W. Burnside (1897); G. Pólya (1937).
 pub fn solve_count(
     p: &CountProblem,
     ctx: &SolveContext,
@@ -428,16 +428,13 @@ pub fn solve_count(
             content,
             cycle_index,
         } => {
-            let g = count_group(
-                *degree,
-                generators.clone(),
-                *k,
-                content.as_deref(),
+            let request = CountRequest {
+                k: *k,
+                content: content.as_deref(),
                 modulus,
-                *cycle_index,
-                ctx,
-                limits,
-            )?;
+                want_cycle_index: *cycle_index,
+            };
+            let g = count_group(*degree, generators.clone(), &request, ctx, limits)?;
             answer.method = match (g.kind, g.cyclic_divisors, g.dihedral_divisors) {
                 (_, Some(divisors), _) => CountMethod::Cyclic { divisors },
                 (_, _, Some(divisors)) => CountMethod::Dihedral { divisors },

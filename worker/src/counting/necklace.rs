@@ -29,7 +29,7 @@ use crate::memory::SMALL_ALLOCATIONS;
 /// assert_eq!(necklace_count(6, 2, None, &ctx).unwrap(), 14u32.into());
 /// ```
 ///
-/// Reference: OEIS A000031 (k = 2), A001867 (k = 3); the seed's "Necklaces" example.
+/// Reference: OEIS A000031 (k = 2), A001867 (k = 3).
 pub fn necklace_count(
     n: u64,
     k: u64,

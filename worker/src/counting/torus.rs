@@ -1,6 +1,7 @@
-//! The seed's torus: an `n x m` sheet of cells in `k` colours whose opposite edges are glued, so
-//! that colourings are equivalent under cyclic shifts of the rows and of the columns and,
-//! optionally, the 180-degree rotation of the sheet.
+//! The torus counting problem: an `n x m` sheet of cells in `k` colours whose opposite edges are
+//! glued into a torus, so that colourings are equivalent under cyclic shifts of the rows and of
+//! the columns and, optionally, the 180-degree rotation of the sheet (without the rotation and
+//! with two colours: OEIS A184271).
 //!
 //! Group without rotation: `Z_n x Z_m` acting by `(i, j) -> (i + a, j + b)`, order `nm`.
 //! With rotation: also the maps `(i, j) -> (a - i, b - j)`, order `2nm` (as an abstract group

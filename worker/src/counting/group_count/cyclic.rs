@@ -12,7 +12,7 @@ use crate::group::Perm;
 use crate::limits::Limits;
 use crate::memory::MemoryBudget;
 
-use super::GroupCount;
+use super::{CountRequest, GroupCount};
 
 /// Most `divisors x distinct cycle lengths x primes` steps [`count_cyclic`] takes before leaving
 /// the group to the general path.
@@ -29,17 +29,19 @@ const MAX_CYCLIC_WORK: u128 = 1 << 31;
 /// [`MAX_CYCLIC_WORK`] steps or more divisors than `limits.max_group_elements`.
 ///
 /// Complexity: O(tau(N) * distinct lengths * primes of N), plus one big power per divisor.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn count_cyclic(
     g: &Perm,
-    k: u64,
-    content: Option<&[u64]>,
-    modulus: Option<&BigUint>,
-    want_cycle_index: bool,
+    request: &CountRequest<'_>,
     ctx: &SolveContext,
     limits: &Limits,
     budget: &mut MemoryBudget,
 ) -> Result<Option<GroupCount>, SolveError> {
+    let &CountRequest {
+        k,
+        content,
+        modulus,
+        want_cycle_index,
+    } = request;
     let degree = g.degree() as u64;
     let shape = CycleType::of_images(g.images());
     let lengths = shape.parts();

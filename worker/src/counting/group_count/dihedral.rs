@@ -30,7 +30,7 @@ use crate::group::Perm;
 
 use num_bigint::BigUint;
 
-use super::GroupCount;
+use super::{CountRequest, GroupCount};
 use crate::counting::arith::divisors_with_phi;
 use crate::counting::cycle_index::cycle_index_term_bytes;
 use crate::counting::necklace::{bracelet_count, bracelet_cycle_index};
@@ -258,13 +258,16 @@ pub fn is_natural_dihedral(
 /// [`CycleIndex::count_with_content`] for a content.
 pub(super) fn count_dihedral(
     d: u64,
-    k: u64,
-    content: Option<&[u64]>,
-    modulus: Option<&BigUint>,
-    want_cycle_index: bool,
+    request: &CountRequest<'_>,
     ctx: &SolveContext,
     budget: &mut MemoryBudget,
 ) -> Result<GroupCount, SolveError> {
+    let &CountRequest {
+        k,
+        content,
+        modulus,
+        want_cycle_index,
+    } = request;
     let divisors = divisors_with_phi(d).len() as u64;
     if want_cycle_index || content.is_some() {
         let term = cycle_index_term_bytes(2, u64::from(64 - d.saturating_mul(2).leading_zeros()));

@@ -22,11 +22,11 @@ use super::cyclic::CyclicGroup;
 use super::giant_recognition::{Giant, recognise_giant};
 use super::orbits::orbits_of;
 use super::perm::Perm;
-use super::schreier_sims::{Chain, ChainTuning, LevelProof, LevelProofPolicy};
+use super::schreier_sims::{Chain, ChainInputs, ChainTuning, LevelProof, LevelProofPolicy};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::limits::Limits;
-use giant_product::{GiantProduct, recognise_giant_product};
+use giant_product::{GiantProduct, IntransitiveGenerators, recognise_giant_product};
 use support::Support;
 
 /// Seed of the random elements (answers never depend on it; only the running time does).
@@ -318,10 +318,13 @@ impl PermGroup {
             } else {
                 &orbits
             };
+            let intransitive = IntransitiveGenerators {
+                degree: inner_degree,
+                generators: &inner_gens,
+                orbits: inner_orbits,
+            };
             let product = recognise_giant_product(
-                inner_degree,
-                &inner_gens,
-                inner_orbits,
+                &intransitive,
                 SEED,
                 ctx,
                 limits,
@@ -354,14 +357,14 @@ impl PermGroup {
             random_streak: tuning.random_phase_streak,
             ..ChainTuning::default()
         };
-        let chain = Chain::build(
-            inner_degree,
-            &inner_gens,
-            max_chain_bytes,
-            SEED,
-            ctx,
-            chain_tuning,
-        )?;
+        let inputs = ChainInputs {
+            n: inner_degree,
+            generators: &inner_gens,
+            budget_bytes: max_chain_bytes,
+            seed: SEED,
+            tuning: chain_tuning,
+        };
+        let chain = Chain::build(&inputs, ctx)?;
         drop(inner_gens);
         let mut order = BigUint::one();
         for len in chain.orbit_lengths() {
@@ -871,8 +874,14 @@ mod tests {
                     Perm::from_images(v, "g").expect("shuffle")
                 })
                 .collect();
-            let chain =
-                Chain::build(n, &gens, 1 << 30, 1, &ctx, ChainTuning::default()).expect("chain");
+            let inputs = ChainInputs {
+                n,
+                generators: &gens,
+                budget_bytes: 1 << 30,
+                seed: 1,
+                tuning: ChainTuning::default(),
+            };
+            let chain = Chain::build(&inputs, &ctx).expect("chain");
             let chain_order: BigUint = chain
                 .orbit_lengths()
                 .iter()

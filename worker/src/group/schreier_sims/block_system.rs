@@ -33,7 +33,7 @@
 //! imprimitivity, fixed points of point stabilisers).
 
 use super::sims_verify::LemmaOutcome;
-use super::{Chain, ChainTuning, NONE, is_identity_slice};
+use super::{Chain, ChainInputs, ChainTuning, NONE, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::perm::Perm;
@@ -121,15 +121,14 @@ pub(crate) fn prove_level(
         block_proofs: false,
         ..chain.tuning()
     };
-    let aux = match Chain::build_from(
-        lifted_n,
-        &lifted,
-        Some(n as u32),
-        held.left(),
+    let inputs = ChainInputs {
+        n: lifted_n,
+        generators: &lifted,
+        budget_bytes: held.left(),
         seed,
-        ctx,
         tuning,
-    ) {
+    };
+    let aux = match Chain::build_from(&inputs, Some(n as u32), ctx) {
         Ok(aux) => aux,
         Err(SolveError::LimitExceeded { .. }) => return Ok(LemmaOutcome::NotApplicable),
         Err(e) => return Err(e),

@@ -194,6 +194,22 @@ impl Default for ChainTuning {
     }
 }
 
+/// What a stabiliser chain is built from: the group `<generators>` on `0..n`, the memory budget
+/// its storage is charged against, the seed of its random elements and its tuning. The chain
+/// builders ([`Chain::build`], [`Chain::build_random`], [`Chain::build_with_known_order`] and
+/// their variants with a first base point) take it together with the cancellation context.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ChainInputs<'a> {
+    /// The degree: the generators act on `0..n`.
+    pub(crate) n: usize,
+    pub(crate) generators: &'a [Perm],
+    /// Bytes the chain may hold (see [`Chain::bytes`]).
+    pub(crate) budget_bytes: u64,
+    /// Seed of the product-replacement random elements (answers never depend on it).
+    pub(crate) seed: u64,
+    pub(crate) tuning: ChainTuning,
+}
+
 /// Edge label code: `2 · pool index`, plus 1 for the inverse of that permutation.
 #[inline]
 fn code(idx: usize, inverse: bool) -> u32 {
@@ -365,31 +381,25 @@ impl Chain {
     /// fundamental orbits (depth 1 for explicit levels); the structural proofs O(d · Σ depth)
     /// per membership test, a number of tests independent of `|Δ_i|`, plus a few random
     /// Schreier–Sims runs of subgroups.
-    pub(crate) fn build(
-        n: usize,
-        generators: &[Perm],
-        budget_bytes: u64,
-        seed: u64,
-        ctx: &SolveContext,
-        tuning: ChainTuning,
-    ) -> Result<Chain, SolveError> {
-        Chain::build_from(n, generators, None, budget_bytes, seed, ctx, tuning)
+    pub(crate) fn build(inputs: &ChainInputs<'_>, ctx: &SolveContext) -> Result<Chain, SolveError> {
+        Chain::build_from(inputs, None, ctx)
     }
 
     /// [`build`](Self::build) with the first base point `b0` (a point some generator moves) when
     /// given.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn build_from(
-        n: usize,
-        generators: &[Perm],
+        inputs: &ChainInputs<'_>,
         b0: Option<u32>,
-        budget_bytes: u64,
-        seed: u64,
         ctx: &SolveContext,
-        tuning: ChainTuning,
     ) -> Result<Chain, SolveError> {
-        let mut chain =
-            Chain::build_random_from(n, generators, b0, budget_bytes, seed, ctx, tuning)?;
+        let &ChainInputs {
+            n,
+            generators,
+            seed,
+            tuning,
+            ..
+        } = inputs;
+        let mut chain = Chain::build_random_from(inputs, b0, ctx)?;
         if chain.levels.is_empty() {
             return Ok(chain);
         }
@@ -425,13 +435,17 @@ impl Chain {
     /// A chain with one level at `b0` holding the non-identity `generators` (`b0` must be moved
     /// by one of them).
     fn started_at(
-        n: usize,
-        generators: &[Perm],
+        inputs: &ChainInputs<'_>,
         b0: u32,
-        budget_bytes: u64,
-        tuning: ChainTuning,
         ctx: &SolveContext,
     ) -> Result<Chain, SolveError> {
+        let &ChainInputs {
+            n,
+            generators,
+            budget_bytes,
+            tuning,
+            ..
+        } = inputs;
         let mut chain = Chain::new(n, budget_bytes, tuning);
         // The first level's orbit is the group's orbit of b0, known before anything is stored:
         // choose its representation now rather than filling explicit storage first.
@@ -661,6 +675,17 @@ mod tests {
         ]
     }
 
+    /// A chain of `generators` with a 1 GiB budget and seed 3.
+    fn test_inputs(generators: &[Perm], tuning: ChainTuning) -> ChainInputs<'_> {
+        ChainInputs {
+            n: generators[0].degree(),
+            generators,
+            budget_bytes: 1 << 30,
+            seed: 3,
+            tuning,
+        }
+    }
+
     #[test]
     fn schreier_trees_are_shallow_and_sift_correctly() {
         let n = 1000;
@@ -669,7 +694,8 @@ mod tests {
             max_explicit_entries: 0,
             ..ChainTuning::default()
         };
-        let chain = Chain::build(n, &dihedral(n), 1 << 30, 3, &ctx, tuning).expect("chain");
+        let gens = dihedral(n);
+        let chain = Chain::build(&test_inputs(&gens, tuning), &ctx).expect("chain");
         assert_eq!(chain.orbit_lengths().iter().product::<usize>(), 2 * n);
         let lvl = &chain.levels[0];
         assert!(lvl.inv_reps.is_none());
@@ -714,7 +740,7 @@ mod tests {
         let mut c: Vec<u32> = (0..n as u32).collect();
         c[100..].copy_from_slice(&[101, 102, 100]);
         gens.push(Perm::from_images(c, "c").expect("3-cycle"));
-        let chain = Chain::build(n, &gens, 1 << 30, 3, &ctx, tuning).expect("chain");
+        let chain = Chain::build(&test_inputs(&gens, tuning), &ctx).expect("chain");
         assert_eq!(chain.orbit_lengths().iter().product::<usize>(), 600);
         for lvl in &chain.levels {
             let explicit = (lvl.base_point as usize) >= 100;

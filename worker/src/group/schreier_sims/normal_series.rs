@@ -31,7 +31,7 @@
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive};
 
-use super::{Chain, ChainTuning, is_identity_slice};
+use super::{Chain, ChainInputs, ChainTuning, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::cyclic::CyclicGroup;
@@ -337,8 +337,14 @@ impl Search<'_> {
                 };
                 // The previous term's chain is dropped once the next is built: until then both
                 // are held.
-                let built =
-                    Chain::build_random(self.n, &sub_gens, held.left(), self.seed, ctx, tuning)?;
+                let inputs = ChainInputs {
+                    n: self.n,
+                    generators: &sub_gens,
+                    budget_bytes: held.left(),
+                    seed: self.seed,
+                    tuning,
+                };
+                let built = Chain::build_random(&inputs, ctx)?;
                 if !held.add(built.bytes()) {
                     break None;
                 }

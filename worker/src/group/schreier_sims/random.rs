@@ -3,7 +3,7 @@
 //! of them sifts to the identity; and the variant for a group of known order, which stops when
 //! the product of the orbit lengths reaches it.
 
-use super::{Chain, ChainTuning, KNOWN_ORDER_PATIENCE, LevelProof, is_identity_slice};
+use super::{Chain, ChainInputs, KNOWN_ORDER_PATIENCE, LevelProof, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::perm::Perm;
@@ -14,32 +14,25 @@ impl Chain {
     /// permutation that sifts to the identity is certainly a member) but which is not proven
     /// complete.
     pub(crate) fn build_random(
-        n: usize,
-        generators: &[Perm],
-        budget_bytes: u64,
-        seed: u64,
+        inputs: &ChainInputs<'_>,
         ctx: &SolveContext,
-        tuning: ChainTuning,
     ) -> Result<Chain, SolveError> {
-        Chain::build_random_from(n, generators, None, budget_bytes, seed, ctx, tuning)
+        Chain::build_random_from(inputs, None, ctx)
     }
 
     /// [`build_random`](Self::build_random) with the first base point `b0` when given.
     pub(super) fn build_random_from(
-        n: usize,
-        generators: &[Perm],
+        inputs: &ChainInputs<'_>,
         b0: Option<u32>,
-        budget_bytes: u64,
-        seed: u64,
         ctx: &SolveContext,
-        tuning: ChainTuning,
     ) -> Result<Chain, SolveError> {
+        let generators = inputs.generators;
         let first = b0.or_else(|| generators.iter().find_map(Perm::first_moved_point));
         let Some(b0) = first else {
-            return Ok(Chain::new(n, budget_bytes, tuning));
+            return Ok(Chain::new(inputs.n, inputs.budget_bytes, inputs.tuning));
         };
-        let mut chain = Chain::started_at(n, generators, b0, budget_bytes, tuning, ctx)?;
-        chain.random_phase(generators, seed, ctx)?;
+        let mut chain = Chain::started_at(inputs, b0, ctx)?;
+        chain.random_phase(generators, inputs.seed, ctx)?;
         Ok(chain)
     }
 
@@ -53,19 +46,15 @@ impl Chain {
     /// Complexity: that of the random phase, O(r · d · Σ depth_i) for r random elements.
     ///
     /// Reference: Seress (2003), §4.3 (random Schreier–Sims with a known order).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn build_with_known_order(
-        n: usize,
-        generators: &[Perm],
+        inputs: &ChainInputs<'_>,
         b0: u32,
         order: &num_bigint::BigUint,
-        budget_bytes: u64,
-        seed: u64,
         ctx: &SolveContext,
-        tuning: ChainTuning,
     ) -> Result<Option<Chain>, SolveError> {
-        let mut chain = Chain::started_at(n, generators, b0, budget_bytes, tuning, ctx)?;
-        let mut pr = ProductReplacement::new(n, generators, seed, ctx)?;
+        let n = inputs.n;
+        let mut chain = Chain::started_at(inputs, b0, ctx)?;
+        let mut pr = ProductReplacement::new(n, inputs.generators, inputs.seed, ctx)?;
         let mut buf = vec![0u32; n];
         // The product changes only when a residue is added (the streak restarts at 0).
         let mut streak = 0;

@@ -49,7 +49,7 @@
 //! ("Sims's Verify routine"); Holt, Eick, O'Brien, *Handbook of Computational Group Theory*
 //! (2005), §4.4.
 
-use super::{Chain, ChainTuning, NONE, is_identity_slice};
+use super::{Chain, ChainInputs, ChainTuning, NONE, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::perm::Perm;
@@ -303,16 +303,14 @@ pub(crate) fn prove_level(
     let rebuild = |p: u32, held: &mut Held<'_>| -> Result<Option<OrbitView>, SolveError> {
         ctx.check()?;
         let gens: Vec<Perm> = at.h_gens.iter().map(|&g| g.clone()).collect();
-        let built = match Chain::build_with_known_order(
+        let inputs = ChainInputs {
             n,
-            &gens,
-            p,
-            &h_order,
-            held.left(),
-            seed ^ u64::from(p),
-            ctx,
-            rebuilt_tuning,
-        ) {
+            generators: &gens,
+            budget_bytes: held.left(),
+            seed: seed ^ u64::from(p),
+            tuning: rebuilt_tuning,
+        };
+        let built = match Chain::build_with_known_order(&inputs, p, &h_order, ctx) {
             Ok(built) => built,
             Err(SolveError::LimitExceeded { .. }) => None,
             Err(e) => return Err(e),
@@ -491,13 +489,23 @@ mod tests {
         vec![perm("(1,2,3,4,5,6,7)", 8), perm("(1,8)(2,7)(3,4)(5,6)", 8)]
     }
 
+    /// A chain of [`psl27`]'s generators with `budget_bytes`, seed 7 and the default tuning.
+    fn psl27_inputs(generators: &[Perm], budget_bytes: u64) -> ChainInputs<'_> {
+        ChainInputs {
+            n: 8,
+            generators,
+            budget_bytes,
+            seed: 7,
+            tuning: ChainTuning::default(),
+        }
+    }
+
     /// PSL(2,7) on 8 points: the top level (2-transitive) of a complete chain is proven by the
     /// lemma.
     #[test]
     fn psl27_top_level_by_the_lemma() {
         let ctx = SolveContext::detached();
-        let chain =
-            Chain::build(8, &psl27(), 1 << 30, 7, &ctx, ChainTuning::default()).expect("chain");
+        let chain = Chain::build(&psl27_inputs(&psl27(), 1 << 30), &ctx).expect("chain");
         assert_eq!(chain.order(), BigUint::from(168u32));
         assert_eq!(chain.order_from(1), BigUint::from(21u32));
         let mut buf = vec![0u32; 8];
@@ -519,7 +527,14 @@ mod tests {
             ..ChainTuning::default()
         };
         let gens = vec![perm("(1,2,3,4)", 4), perm("(2,4)", 4)];
-        let chain = Chain::build_random(4, &gens, 1 << 30, 7, &ctx, tuning).expect("chain");
+        let inputs = ChainInputs {
+            n: 4,
+            generators: &gens,
+            budget_bytes: 1 << 30,
+            seed: 7,
+            tuning,
+        };
+        let chain = Chain::build_random(&inputs, &ctx).expect("chain");
         assert_eq!(chain.levels.len(), 1);
         let mut buf = vec![0u32; 4];
         let mut peak = 0;
@@ -532,17 +547,9 @@ mod tests {
     #[test]
     fn a_small_budget_declines() {
         let ctx = SolveContext::detached();
-        let chain =
-            Chain::build(8, &psl27(), 1 << 30, 7, &ctx, ChainTuning::default()).expect("chain");
-        let tight = Chain::build(
-            8,
-            &psl27(),
-            chain.bytes() + 64,
-            7,
-            &ctx,
-            ChainTuning::default(),
-        )
-        .expect("chain");
+        let gens = psl27();
+        let chain = Chain::build(&psl27_inputs(&gens, 1 << 30), &ctx).expect("chain");
+        let tight = Chain::build(&psl27_inputs(&gens, chain.bytes() + 64), &ctx).expect("chain");
         let mut buf = vec![0u32; 8];
         let mut peak = 0;
         let out = prove_level(&tight, 0, u64::MAX, &mut buf, 3, &ctx, &mut peak).expect("runs");

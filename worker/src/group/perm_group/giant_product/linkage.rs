@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::GiantClass;
+use super::{GiantClass, IntransitiveGenerators};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::perm::Perm;
@@ -16,12 +16,15 @@ use crate::group::schreier_sims::NONE;
 /// plus O(n · k) per candidate bijection; each orbit is compared with one representative per
 /// class of its size that its generators also move.
 pub(super) fn link_classes(
-    degree: usize,
-    generators: &[Perm],
-    orbits: &[Vec<u32>],
+    group: &IntransitiveGenerators<'_>,
     giant: &[bool],
     ctx: &SolveContext,
 ) -> Result<Vec<GiantClass>, SolveError> {
+    let &IntransitiveGenerators {
+        degree,
+        generators,
+        orbits,
+    } = group;
     let mut orbit_of = vec![NONE; degree];
     for (o, orbit) in orbits.iter().enumerate() {
         if giant[o] {
@@ -92,9 +95,13 @@ pub(super) fn link_classes(
     // Per class: its representative orbit and the anchor point `a` whose invariant is rarest in
     // it, so that few images `φ(a)` are tried.
     let mut reps: Vec<(usize, u32)> = Vec::new();
-    let mut phi = vec![NONE; degree];
-    let mut inverse = vec![NONE; degree];
-    let mut queue = Vec::new();
+    let mut search = LinkSearch {
+        generators,
+        invariant: &invariant,
+        phi: vec![NONE; degree],
+        inverse: vec![NONE; degree],
+        queue: Vec::new(),
+    };
     for (o, orbit) in orbits.iter().enumerate() {
         if !giant[o] {
             continue;
@@ -108,16 +115,7 @@ pub(super) fn link_classes(
                 continue;
             }
             ctx.check()?;
-            let link = find_link(
-                &orbits[r],
-                anchor,
-                orbit,
-                &active[o],
-                generators,
-                &invariant,
-                (&mut phi, &mut inverse, &mut queue),
-                ctx,
-            )?;
+            let link = search.find_link(&orbits[r], anchor, orbit, &active[o], ctx)?;
             if let Some(copy) = link {
                 linked = Some((c, copy));
                 break;
@@ -144,73 +142,95 @@ pub(super) fn link_classes(
     Ok(classes)
 }
 
-/// A bijection `φ: rep → other` with `φ(x^g) = φ(x)^g` for every generator in `active` (the
-/// others fix both orbits pointwise), as `copy[t] = φ(rep[t])`, or `None` if there is none.
-/// Every point `b` of `other` with the invariant of `anchor` (a point of `rep`) is tried as
-/// `φ(anchor)`. The buffers `phi`, `inverse` (all [`NONE`]) and `queue` are restored before
-/// returning.
-///
-/// Complexity: O(n · |active|) per candidate image of `anchor`, at most `n` candidates.
-#[allow(clippy::too_many_arguments)]
-fn find_link(
-    rep: &[u32],
-    anchor: u32,
-    other: &[u32],
-    active: &[u32],
-    generators: &[Perm],
-    invariant: &[u64],
-    (phi, inverse, queue): (&mut [u32], &mut [u32], &mut Vec<u32>),
-    ctx: &SolveContext,
-) -> Result<Option<Vec<u32>>, SolveError> {
-    let a = anchor;
-    let mut tried = 0usize;
-    for &b in other {
-        if invariant[b as usize] != invariant[a as usize] {
-            continue;
-        }
-        tried += 1;
-        if tried.is_multiple_of(64) {
-            ctx.check()?;
-        }
-        queue.clear();
-        phi[a as usize] = b;
-        inverse[b as usize] = a;
-        queue.push(a);
-        let mut head = 0;
-        let mut ok = true;
-        'bfs: while head < queue.len() {
-            let x = queue[head] as usize;
-            head += 1;
-            let y = phi[x] as usize;
-            for &gi in active {
-                let img = generators[gi as usize].images();
-                let (x2, y2) = (img[x], img[y]);
-                let mapped = phi[x2 as usize];
-                if mapped == NONE {
-                    if inverse[y2 as usize] != NONE {
+/// The search for linking bijections between giant orbits of the same size: the generators, the
+/// invariant of every point (which a linking bijection preserves) and the search's buffers,
+/// reused from one pair of orbits to the next.
+struct LinkSearch<'a> {
+    generators: &'a [Perm],
+    /// Per point: the hashed lengths of the cycles through it, generator by generator.
+    invariant: &'a [u64],
+    /// The bijection `φ` being extended, [`NONE`] where undefined (all [`NONE`] between searches).
+    phi: Vec<u32>,
+    /// `φ⁻¹`, [`NONE`] where undefined (all [`NONE`] between searches).
+    inverse: Vec<u32>,
+    /// The points of `rep` reached, in breadth-first order.
+    queue: Vec<u32>,
+}
+
+impl LinkSearch<'_> {
+    /// A bijection `φ: rep → other` with `φ(x^g) = φ(x)^g` for every generator in `active` (the
+    /// others fix both orbits pointwise), as `copy[t] = φ(rep[t])`, or `None` if there is none.
+    /// Every point `b` of `other` with the invariant of `anchor` (a point of `rep`) is tried as
+    /// `φ(anchor)`. The buffers `phi`, `inverse` (all [`NONE`]) and `queue` are restored before
+    /// returning.
+    ///
+    /// Complexity: O(n · |active|) per candidate image of `anchor`, at most `n` candidates.
+    fn find_link(
+        &mut self,
+        rep: &[u32],
+        anchor: u32,
+        other: &[u32],
+        active: &[u32],
+        ctx: &SolveContext,
+    ) -> Result<Option<Vec<u32>>, SolveError> {
+        let &mut LinkSearch {
+            generators,
+            invariant,
+            ref mut phi,
+            ref mut inverse,
+            ref mut queue,
+        } = self;
+        let (phi, inverse) = (phi.as_mut_slice(), inverse.as_mut_slice());
+        let a = anchor;
+        let mut tried = 0usize;
+        for &b in other {
+            if invariant[b as usize] != invariant[a as usize] {
+                continue;
+            }
+            tried += 1;
+            if tried.is_multiple_of(64) {
+                ctx.check()?;
+            }
+            queue.clear();
+            phi[a as usize] = b;
+            inverse[b as usize] = a;
+            queue.push(a);
+            let mut head = 0;
+            let mut ok = true;
+            'bfs: while head < queue.len() {
+                let x = queue[head] as usize;
+                head += 1;
+                let y = phi[x] as usize;
+                for &gi in active {
+                    let img = generators[gi as usize].images();
+                    let (x2, y2) = (img[x], img[y]);
+                    let mapped = phi[x2 as usize];
+                    if mapped == NONE {
+                        if inverse[y2 as usize] != NONE {
+                            ok = false;
+                            break 'bfs;
+                        }
+                        phi[x2 as usize] = y2;
+                        inverse[y2 as usize] = x2;
+                        queue.push(x2);
+                    } else if mapped != y2 {
                         ok = false;
                         break 'bfs;
                     }
-                    phi[x2 as usize] = y2;
-                    inverse[y2 as usize] = x2;
-                    queue.push(x2);
-                } else if mapped != y2 {
-                    ok = false;
-                    break 'bfs;
                 }
             }
+            // Consistent and injective on the orbit `rep` (the search reaches all of it): a linking
+            // bijection onto the orbit `other`.
+            let found = ok && queue.len() == rep.len();
+            let copy = found.then(|| rep.iter().map(|&x| phi[x as usize]).collect());
+            for &x in queue.iter() {
+                inverse[phi[x as usize] as usize] = NONE;
+                phi[x as usize] = NONE;
+            }
+            if copy.is_some() {
+                return Ok(copy);
+            }
         }
-        // Consistent and injective on the orbit `rep` (the search reaches all of it): a linking
-        // bijection onto the orbit `other`.
-        let found = ok && queue.len() == rep.len();
-        let copy = found.then(|| rep.iter().map(|&x| phi[x as usize]).collect());
-        for &x in queue.iter() {
-            inverse[phi[x as usize] as usize] = NONE;
-            phi[x as usize] = NONE;
-        }
-        if copy.is_some() {
-            return Ok(copy);
-        }
+        Ok(None)
     }
-    Ok(None)
 }

@@ -156,13 +156,21 @@ impl std::fmt::Debug for GiantProduct {
     }
 }
 
+/// The group a giant product is recognised in: `<generators>` on `0..degree`, every point moved,
+/// with its orbits (at least two, as [`crate::group::orbits_of`] lists them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IntransitiveGenerators<'a> {
+    pub(crate) degree: usize,
+    pub(crate) generators: &'a [Perm],
+    pub(crate) orbits: &'a [Vec<u32>],
+}
+
 /// Tries to prove that `<generators>` (on `0..degree`, every point moved, orbits `orbits`) is a
 /// giant product whose structure settles its order; `Ok(None)` when it could not (no orbit of at
 /// least 8 points proven giant, or a class possibly linked to the rest), which proves nothing.
 ///
-/// Arguments: the degree; the generators; their orbits (at least two, as [`crate::group::orbits_of`]
-/// lists them); the seed of the random elements; `ctx` for cancellation; `limits` and `tuning`
-/// for the groups built on the rest (chain budget; giant products are not tried again there);
+/// Arguments: the group (degree, generators, orbits); the seed of the random elements; `ctx` for
+/// cancellation; `limits` and `tuning` for the groups built on the rest (chain budget; giant products are not tried again there);
 /// `charged` receives the most charged to the chain budget by those groups (construction and
 /// chain, see [`build_nested`]), also when the attempt declines.
 ///
@@ -174,22 +182,24 @@ impl std::fmt::Debug for GiantProduct {
 /// same-size orbits, each pair only against class representatives); parities O(d · k) and the
 /// elimination O(k · ρ · classes / 64); then the ordinary engine on the rest orbits at least as
 /// large as some class, and on `Γ'` (degree `|R| + 2ρ`); the order `Π n_c!/2` by product trees.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn recognise_giant_product(
-    degree: usize,
-    generators: &[Perm],
-    orbits: &[Vec<u32>],
+    group: &IntransitiveGenerators<'_>,
     seed: u64,
     ctx: &SolveContext,
     limits: &Limits,
     tuning: &GroupTuning,
     charged: &mut u64,
 ) -> Result<Option<GiantProduct>, SolveError> {
-    let giant = prove_giant_orbits(degree, generators, orbits, seed, ctx)?;
+    let &IntransitiveGenerators {
+        degree,
+        generators,
+        orbits,
+    } = group;
+    let giant = prove_giant_orbits(group, seed, ctx)?;
     if !giant.iter().any(|&g| g) {
         return Ok(None);
     }
-    let classes = link_classes(degree, generators, orbits, &giant, ctx)?;
+    let classes = link_classes(group, &giant, ctx)?;
     let mut class_of = vec![NONE; degree];
     let mut copy_of = vec![NONE; degree];
     let mut pos_of = vec![NONE; degree];
@@ -377,12 +387,15 @@ fn odd_on(g: &[u32], orbit: &[u32], marks: &mut [bool]) -> bool {
 /// Complexity: O(d · T) for T = [`tries_for`] of the largest orbit (fewer when every candidate
 /// is proven or given up early), plus the product-replacement set-up O(d · min(k, 500)).
 fn prove_giant_orbits(
-    degree: usize,
-    generators: &[Perm],
-    orbits: &[Vec<u32>],
+    group: &IntransitiveGenerators<'_>,
     seed: u64,
     ctx: &SolveContext,
 ) -> Result<Vec<bool>, SolveError> {
+    let &IntransitiveGenerators {
+        degree,
+        generators,
+        orbits,
+    } = group;
     let mut proven = vec![false; orbits.len()];
     let mut open: Vec<usize> = (0..orbits.len())
         .filter(|&o| orbits[o].len() >= MIN_DEGREE)
