@@ -248,7 +248,8 @@ fn health_and_info_talk_to_a_server() {
         .iter()
         .filter_map(|k| k.as_str())
         .collect();
-    assert_eq!(kinds, ["game", "group", "count", "puzzle", "cop_thief"]);
+    let registry: Vec<&str> = orbit_api::JobKind::ALL.iter().map(|k| k.name()).collect();
+    assert_eq!(kinds, registry);
     fails_with(
         &["--server", "http://127.0.0.1:1", "health"],
         None,
@@ -512,4 +513,18 @@ fn puzzle_with_a_huge_claimed_n_fails_on_its_short_line() {
         String::from_utf8_lossy(&out.stderr),
         "orbit: line 8: start: expected n = 3999999995 tokens, found 5\n"
     );
+}
+
+/// Every kind of the registry has its `orbit` command, under the name the registry gives it.
+#[test]
+fn every_job_kind_has_its_command() {
+    use clap::CommandFactory;
+    let cli = orbit_cli::Cli::command();
+    for kind in orbit_api::JobKind::ALL {
+        assert!(
+            cli.find_subcommand(kind.cli_command()).is_some(),
+            "no `orbit {}` command for the {kind} kind",
+            kind.cli_command()
+        );
+    }
 }
