@@ -7,7 +7,7 @@ use futures::StreamExt;
 use orbit_client::embedded::EmbeddedServer;
 use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
-use orbit_server::service::accept;
+use orbit_server::admission::accept;
 use orbit_worker::Limits;
 use tonic::Code;
 
