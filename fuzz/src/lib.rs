@@ -17,7 +17,7 @@ use std::time::Duration;
 use orbit_api::v1 as pb;
 use orbit_server::convert::{self, JobRequest};
 use orbit_server::error::ServiceError;
-use orbit_server::service::accept;
+use orbit_server::admission::accept;
 use orbit_worker::counting::{CountKind, CountProblem};
 use orbit_worker::cop_thief::CopThiefJob;
 use orbit_worker::game::GameJob;

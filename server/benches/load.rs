@@ -1,4 +1,4 @@
-//! The load test of issue 8: an `orbit-server` process under 200 concurrent streams carrying
+//! The load test: an `orbit-server` process under 200 concurrent streams carrying
 //! 100,000 mixed jobs — mostly small, some heavy, some over the limits, some malformed — while a
 //! prober checks health every 20 ms and a sampler reads the server's RSS.
 //!
@@ -227,7 +227,7 @@ async fn run_stream(
 ) -> StreamReport {
     let mut report = StreamReport::default();
     let ids: Vec<String> = (0..jobs).map(|i| format!("s{stream}-j{i}")).collect();
-    let batch: Vec<pb::Job> = ids
+    let stream_jobs: Vec<pb::Job> = ids
         .iter()
         .enumerate()
         .map(|(i, id)| job(id.clone(), stream * jobs + i))
@@ -235,7 +235,10 @@ async fn run_stream(
     let index: HashMap<String, usize> = ids.iter().cloned().zip(0..).collect();
     let mut finals = vec![0u32; jobs];
     let mut accepted = vec![false; jobs];
-    let mut events = match client.solve_stream(futures::stream::iter(batch)).await {
+    let mut events = match client
+        .solve_stream(futures::stream::iter(stream_jobs))
+        .await
+    {
         Ok(events) => events,
         Err(status) if draining => {
             report.not_accepted += jobs as u64;
@@ -482,7 +485,7 @@ fn main() {
 
         let total = (args.streams * args.jobs_per_stream) as u64;
         let answered: u64 = outcomes.values().sum();
-        println!("## Load test (issue 8)\n");
+        println!("## Load test: mixed jobs over concurrent streams, with a health prober\n");
         println!(
             "{} streams x {} jobs = {total} jobs, {} workers at nice {}; {:.1} s, {:.0} jobs/s",
             args.streams,

@@ -1,5 +1,7 @@
-//! The spine benchmark (issue 2): Orbit's gRPC path against a bare tonic echo server measured in
-//! the same run, and the worker pool's overhead against calling the solver in-process.
+//! The service spine benchmark: Orbit's gRPC path (tiny jobs through one `SolveStream`, and unary
+//! calls from 32 concurrent callers) against a bare tonic echo server measured in the same run, the
+//! worker pool's overhead against calling the solver in-process, and the time a worker takes to
+//! be free after its caller drops a running job.
 //!
 //! Run: `cargo bench -p orbit-server --bench spine` (optionally `-- --jobs N`). Prints a markdown
 //! table for BENCHMARKS.md. Everything runs on loopback, in this process, and stops by itself.

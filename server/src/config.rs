@@ -8,6 +8,8 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use orbit_worker::Limits;
 
+use crate::stream::StreamSettings;
+
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum LogFormat {
@@ -177,6 +179,15 @@ impl ServerConfig {
     /// How long a stream may stall; see `--stall-timeout`.
     pub fn stall_timeout(&self) -> Duration {
         seconds(self.stall_timeout)
+    }
+
+    /// The `SolveStream` settings, normalised (a window of at least one job).
+    pub fn stream_settings(&self) -> StreamSettings {
+        StreamSettings {
+            window: self.stream_window.max(1),
+            stall_timeout: self.stall_timeout(),
+            max_message_bytes: self.max_message_bytes,
+        }
     }
 
     /// The solver limits.

@@ -1,22 +1,25 @@
-//! Between the RPC handlers and the worker pool: admission (queue slots), submission, the count of
-//! jobs in flight (so shutdown can wait for them), the server-wide abort flag (so shutdown can
-//! cancel them all with one store), per-job logging, and the job metrics (every job's outcome is
-//! counted here, whether it was refused at admission or answered by a worker).
+//! Between the RPC handlers and the worker pool: submission, the jobs' deadlines (one mechanism,
+//! `deadline.rs`), the count of jobs in flight (so shutdown can wait for them), the server-wide
+//! abort flag (so shutdown can cancel them all with one store), per-job logging, and the job
+//! metrics (every job's outcome is counted, whether it was refused at admission or answered by a
+//! worker). It owns the server's [`Admission`], which decides what gets into the queue.
 //!
 //! Answers come back from worker threads through callbacks that only push into tokio channels
 //! (whose `send` never blocks), so the async runtime never waits on a worker.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use orbit_worker::context::ProgressSink;
 use orbit_worker::job::{JobAnswer, JobSpec};
 use orbit_worker::pool::{Finished, SubmitError, Task, WorkerPool};
 use orbit_worker::{CancelFlag, Limits, SolveContext, SolveError};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, oneshot};
+use tokio::sync::{Notify, oneshot};
 use tracing::Span;
 
+use crate::admission::{Admission, QueueSlot};
+use crate::deadline::{Deadline, DeadlineTimer};
 use crate::error::ServiceError;
 use crate::metrics::{Metrics, PoolState};
 
@@ -24,17 +27,11 @@ use crate::metrics::{Metrics, PoolState};
 #[derive(Debug)]
 pub struct Dispatcher {
     pool: WorkerPool<JobAnswer>,
-    /// One permit per free place in the pool's queue. Taken before a job is queued and given back
-    /// when a worker dequeues it, so `try_submit` never finds the channel full and streams can
-    /// *wait* for room (backpressure) while unary calls fail fast.
-    queue_slots: Arc<Semaphore>,
+    admission: Admission,
     limits: Arc<Limits>,
     inflight: Arc<Inflight>,
     /// Set at the end of the shutdown grace period: every job's context also watches it.
     abort: CancelFlag,
-    /// Set when shutdown begins: no new jobs from then on.
-    draining: AtomicBool,
-    queue_capacity: usize,
     /// Shared with the job callbacks, which run on worker threads.
     metrics: Arc<Metrics>,
 }
@@ -47,10 +44,6 @@ struct Inflight {
     changed: Notify,
 }
 
-/// A queue slot, held from admission until a worker dequeues the job.
-#[derive(Debug)]
-pub struct Admission(OwnedSemaphorePermit);
-
 /// What a job's callback receives: the outcome as the server reports it, and its timings.
 #[derive(Debug)]
 pub struct Done {
@@ -62,21 +55,17 @@ pub struct Done {
     pub run_time: Duration,
 }
 
-/// A submitted job's handles: its cancel flag, and what its deadline timer records (so a
-/// cancellation caused by the deadline is reported as DEADLINE_EXCEEDED).
-#[derive(Debug, Clone)]
+/// A submitted job's handles: its cancel flag and its deadline timer, if it has a deadline.
+/// Dropping it stops the timer (the job is answered, or its caller is gone).
+#[derive(Debug)]
 pub struct Submitted {
-    /// Setting it cancels the job.
-    pub cancel: CancelFlag,
-    /// The job's deadline budget in milliseconds once it has passed; 0 before.
-    deadline_passed_ms: Arc<AtomicU64>,
+    cancel: CancelFlag,
+    timer: Option<DeadlineTimer>,
 }
 
 impl Submitted {
-    /// Cancels the job because its deadline of `budget` passed.
-    pub fn expire(&self, budget: Duration) {
-        self.deadline_passed_ms
-            .store((budget.as_millis() as u64).max(1), Ordering::SeqCst);
+    /// Cancels the job: a queued job never starts, a running one stops within its check interval.
+    pub fn cancel(&self) {
         self.cancel.cancel();
     }
 }
@@ -88,12 +77,11 @@ impl Submitted {
 pub struct JobTicket {
     submitted: Submitted,
     answer: Option<oneshot::Receiver<Done>>,
-    deadline: Option<(Instant, Duration)>,
 }
 
 impl Drop for JobTicket {
     fn drop(&mut self) {
-        self.submitted.cancel.cancel();
+        self.submitted.cancel();
     }
 }
 
@@ -108,20 +96,25 @@ impl Dispatcher {
         worker_nice: i32,
         limits: Limits,
     ) -> std::io::Result<Self> {
-        let queue_capacity = queue_capacity.max(1);
+        let limits = Arc::new(limits);
+        let metrics = Arc::<Metrics>::default();
+        let admission = Admission::new(Arc::clone(&limits), queue_capacity, Arc::clone(&metrics));
         Ok(Self {
-            pool: WorkerPool::with_nice(workers, queue_capacity, worker_nice)?,
-            queue_slots: Arc::new(Semaphore::new(queue_capacity)),
-            limits: Arc::new(limits),
+            pool: WorkerPool::with_nice(workers, admission.queue_capacity(), worker_nice)?,
+            admission,
+            limits,
             inflight: Arc::default(),
             abort: CancelFlag::new(),
-            draining: AtomicBool::new(false),
-            queue_capacity,
-            metrics: Arc::default(),
+            metrics,
         })
     }
 
-    /// The limits jobs are validated against.
+    /// What decides which jobs get into the queue.
+    pub fn admission(&self) -> &Admission {
+        &self.admission
+    }
+
+    /// The limits jobs are validated against and run with.
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
@@ -133,7 +126,7 @@ impl Dispatcher {
 
     /// Queue capacity.
     pub fn queue_capacity(&self) -> usize {
-        self.queue_capacity
+        self.admission.queue_capacity()
     }
 
     /// Jobs waiting in the queue.
@@ -146,98 +139,49 @@ impl Dispatcher {
         self.pool.busy_workers()
     }
 
-    /// Whether shutdown has begun.
-    pub fn is_draining(&self) -> bool {
-        self.draining.load(Ordering::SeqCst)
-    }
-
-    /// A queue slot now, or `QueueFull` (unary calls). A refusal is counted for a job of `kind`.
-    pub fn try_admit(&self, kind: &'static str) -> Result<Admission, ServiceError> {
-        let admitted = if self.is_draining() {
-            Err(ServiceError::Draining)
-        } else {
-            Arc::clone(&self.queue_slots)
-                .try_acquire_owned()
-                .map(Admission)
-                .map_err(|_| ServiceError::QueueFull {
-                    capacity: self.queue_capacity,
-                })
-        };
-        admitted.map_err(|e| self.refused(kind, e))
-    }
-
-    /// A queue slot, waiting for one if need be (streams: this wait is the backpressure). A
-    /// refusal is counted for a job of `kind`.
-    pub async fn admit(&self, kind: &'static str) -> Result<Admission, ServiceError> {
-        if self.is_draining() {
-            return Err(self.refused(kind, ServiceError::Draining));
-        }
-        // The semaphore is never closed, so `acquire_owned` does not fail in practice.
-        let permit = Arc::clone(&self.queue_slots)
-            .acquire_owned()
-            .await
-            .map_err(|_| self.refused(kind, ServiceError::Draining))?;
-        if self.is_draining() {
-            return Err(self.refused(kind, ServiceError::Draining));
-        }
-        Ok(Admission(permit))
-    }
-
-    /// Counts a job of `kind` refused before the queue (e.g. invalid), and hands the error back.
-    pub fn refused(&self, kind: &'static str, error: ServiceError) -> ServiceError {
-        self.metrics.job_refused(kind, error.code());
-        error
-    }
-
     /// The metrics exposition text, with the pool's current queue depth and busy workers.
     pub fn metrics_text(&self) -> String {
         self.metrics.render(PoolState {
             queue_depth: self.queue_depth(),
             busy_workers: self.busy_workers(),
             workers: self.workers(),
-            queue_capacity: self.queue_capacity,
+            queue_capacity: self.queue_capacity(),
         })
     }
 
     /// Queues a validated job; `done` is called exactly once, on a worker thread, with its outcome
-    /// (it must not block). `progress` receives progress fractions; `span` is the job's tracing
-    /// span, which gets its timings and outcome recorded.
+    /// (it must not block). A job with a `deadline` gets its timer (see `deadline.rs`); `progress`
+    /// receives progress fractions; `span` is the job's tracing span, which gets its timings and
+    /// outcome recorded.
     ///
     /// # Errors
     /// `Draining` once shutdown has begun (then `done` is not called).
     pub fn submit(
         &self,
-        admission: Admission,
+        slot: QueueSlot,
         spec: JobSpec,
+        deadline: Option<Duration>,
         progress: Option<Arc<dyn ProgressSink>>,
         span: Span,
         done: impl FnOnce(Done) + Send + 'static,
     ) -> Result<Submitted, ServiceError> {
         let kind = spec.kind();
-        if self.is_draining() {
-            return Err(self.refused(kind, ServiceError::Draining));
+        if self.admission.is_draining() {
+            return Err(self.admission.refused(kind, ServiceError::Draining));
         }
-        let submitted = Submitted {
-            cancel: CancelFlag::new(),
-            deadline_passed_ms: Arc::default(),
-        };
+        let cancel = CancelFlag::new();
+        let deadline = deadline.map(Deadline::new);
+        let explain = deadline.clone();
         let inflight = Arc::clone(&self.inflight);
         let limits = Arc::clone(&self.limits);
-        let Admission(permit) = admission;
-        let deadline_passed_ms = Arc::clone(&submitted.deadline_passed_ms);
         let metrics = Arc::clone(&self.metrics);
         let task = Task {
-            ctx: SolveContext::new(submitted.cancel.clone(), progress)
-                .with_abort(self.abort.clone()),
+            ctx: SolveContext::new(cancel.clone(), progress).with_abort(self.abort.clone()),
             work: Box::new(move |ctx| spec.run(ctx, &limits)),
             reply: Box::new(move |finished: Finished<JobAnswer>| {
-                let outcome = finished.outcome.map_err(|e| {
-                    match (e, deadline_passed_ms.load(Ordering::SeqCst)) {
-                        (SolveError::Cancelled, ms) if ms > 0 => {
-                            ServiceError::DeadlineExceeded { deadline_ms: ms }
-                        }
-                        (other, _) => ServiceError::Solve(other),
-                    }
+                let outcome = finished.outcome.map_err(|e| match &explain {
+                    Some(deadline) => deadline.explain(e),
+                    None => ServiceError::Solve(e),
                 });
                 record(&span, &outcome, finished.queue_wait, finished.run_time);
                 metrics.job_finished(
@@ -254,22 +198,25 @@ impl Dispatcher {
                 inflight.count.fetch_sub(1, Ordering::SeqCst);
                 inflight.changed.notify_waiters();
             }),
-            on_dequeue: Some(Box::new(move || drop(permit))),
+            on_dequeue: Some(Box::new(move || slot.release())),
         };
         self.inflight.count.fetch_add(1, Ordering::SeqCst);
         match self.pool.try_submit(task) {
-            Ok(()) => Ok(submitted),
+            Ok(()) => {
+                let timer = deadline.map(|deadline| deadline.arm(cancel.clone()));
+                Ok(Submitted { cancel, timer })
+            }
             Err(e) => {
                 self.inflight.count.fetch_sub(1, Ordering::SeqCst);
                 self.inflight.changed.notify_waiters();
                 let error = match e {
                     // Unreachable while every submission holds a queue slot; answer honestly.
                     SubmitError::QueueFull(_) => ServiceError::QueueFull {
-                        capacity: self.queue_capacity,
+                        capacity: self.queue_capacity(),
                     },
                     SubmitError::Closed(_) => ServiceError::Draining,
                 };
-                Err(self.refused(kind, error))
+                Err(self.admission.refused(kind, error))
             }
         }
     }
@@ -280,26 +227,20 @@ impl Dispatcher {
     /// As [`submit`](Self::submit).
     pub fn submit_unary(
         &self,
-        admission: Admission,
+        slot: QueueSlot,
         spec: JobSpec,
         deadline: Option<Duration>,
         span: Span,
     ) -> Result<JobTicket, ServiceError> {
         let (tx, rx) = oneshot::channel();
-        let submitted = self.submit(admission, spec, None, span, move |done| {
+        let submitted = self.submit(slot, spec, deadline, None, span, move |done| {
             // The receiver is gone if the caller gave up; the answer is dropped then.
             let _ = tx.send(done);
         })?;
         Ok(JobTicket {
             submitted,
             answer: Some(rx),
-            deadline: deadline.map(|d| (Instant::now() + d, d)),
         })
-    }
-
-    /// Begins shutdown: no new jobs.
-    pub fn start_draining(&self) {
-        self.draining.store(true, Ordering::SeqCst);
     }
 
     /// Jobs submitted and not yet answered.
@@ -328,24 +269,19 @@ impl Dispatcher {
 }
 
 impl JobTicket {
-    /// Waits for the answer, honouring the job's own deadline.
+    /// Waits for the answer; if the job's deadline passes first, answers DEADLINE_EXCEEDED at once
+    /// (the worker still answers the cancelled job, recorded on its span and in the metrics).
     pub async fn outcome(mut self) -> Result<Done, ServiceError> {
-        let rx = self
+        let mut rx = self
             .answer
             .take()
             .expect("outcome is called once: it consumes the ticket");
-        let done = match self.deadline {
+        let done = match &mut self.submitted.timer {
             None => rx.await,
-            Some((at, budget)) => match tokio::time::timeout_at(at.into(), rx).await {
-                Ok(r) => r,
-                Err(_) => {
-                    // The worker still answers (DEADLINE_EXCEEDED, recorded on the job's span);
-                    // the caller is told at once.
-                    self.submitted.expire(budget);
-                    return Err(ServiceError::DeadlineExceeded {
-                        deadline_ms: budget.as_millis() as u64,
-                    });
-                }
+            Some(timer) => tokio::select! {
+                biased;
+                done = &mut rx => done,
+                error = timer.passed() => return Err(error),
             },
         };
         // The pool answers every task; a dropped sender means the pool was torn down under us.

@@ -8,16 +8,43 @@
 //!
 //! Operations: Prometheus metrics on their own HTTP port (`metrics`), TLS on the gRPC port
 //! (`tls`), and bearer-token authentication (`layers::auth`), all off unless configured.
+//!
+//! # Layout
+//!
+//! A job's path through the server, in the order the files are met:
+//!
+//! - [`service`]: the `orbit.v1.Orbit` handlers (`Solve`, `SolveStream`, `ServerInfo`), a few
+//!   lines each: admit, submit, convert the answer back.
+//! - [`stream`]: the `SolveStream` loop: reads jobs up to the stream window, forwards their
+//!   events, ends a stalled stream, cancels what is left when the stream ends.
+//! - [`admission`]: which jobs get in: proto → domain and validation against the limits
+//!   ([`admission::accept`], also what the fuzz targets check), then a place in the shared queue
+//!   (now for unary calls, waited for by streams); refusals once shutdown has begun.
+//! - [`convert`]: protobuf ↔ the worker's domain types (`orbit_worker::JobSpec`), both ways: the
+//!   dispatch over the job kinds in `convert/mod.rs`, each kind's conversions in its own file.
+//! - [`dispatcher`]: hands admitted jobs to the worker pool (`orbit_worker::pool`) and their
+//!   answers back; counts jobs in flight for the drain, logs each job in its span, counts it in
+//!   the metrics.
+//! - [`deadline`]: `JobOptions.deadline_ms`, one timer per job that has one, for unary calls and
+//!   streams alike.
+//! - [`error`]: [`error::ServiceError`] and its one mapping to gRPC statuses.
+//! - [`layers`]: tower layers around every service: bearer-token authentication and the
+//!   RESOURCE_EXHAUSTED answer for oversized requests.
+//! - [`metrics`]: the Prometheus series and their `/metrics` endpoint.
+//! - [`config`] ([`ServerConfig`], the flags), [`logging`], [`tls`]: set-up.
+//! - this file: [`run`] and [`run_on`], which build the above, serve, and drain on shutdown.
 
-pub mod batch;
+pub mod admission;
 pub mod config;
 pub mod convert;
+pub mod deadline;
 pub mod dispatcher;
 pub mod error;
 pub mod layers;
 pub mod logging;
 pub mod metrics;
 pub mod service;
+pub mod stream;
 pub mod tls;
 
 use std::future::Future;
@@ -140,12 +167,7 @@ pub async fn run_on(
     let service = OrbitService::new(
         Arc::clone(&dispatcher),
         closing_rx,
-        batch::StreamSettings {
-            window: config.stream_window,
-            stall_timeout: config.stall_timeout(),
-            max_message_bytes: config.max_message_bytes,
-        },
-        config.max_message_bytes,
+        config.stream_settings(),
     );
     let orbit = OrbitServer::new(service)
         .max_decoding_message_size(config.max_message_bytes)
@@ -209,7 +231,7 @@ pub async fn run_on(
     health
         .set_service_status("", ServingStatus::NotServing)
         .await;
-    dispatcher.start_draining();
+    dispatcher.admission().start_draining();
     let finished = tokio::select! {
         idle = dispatcher.wait_idle(config.grace()) => idle,
         result = &mut serve => { result?; return Ok(()); }

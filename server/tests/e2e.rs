@@ -254,6 +254,48 @@ async fn a_grpc_deadline_and_a_job_deadline_both_cancel() {
 }
 
 #[tokio::test]
+async fn a_job_deadline_ends_a_streamed_job_with_the_unary_error() {
+    let server = TestServer::start(config(1, 4)).await;
+    let mut client = server.client().await;
+    let mut long = long_job("stream-deadline");
+    long.options = Some(pb::JobOptions {
+        deadline_ms: 150,
+        progress: false,
+    });
+    let mut small = game_job("in-time", 3, &[(0, 1), (1, 2)]);
+    small.options = Some(pb::JobOptions {
+        deadline_ms: 60_000,
+        progress: false,
+    });
+    let mut events = client
+        .solve_stream(futures::stream::iter([long, small]))
+        .await
+        .expect("stream");
+    let mut finals = std::collections::HashMap::new();
+    while let Some(event) = events.next().await {
+        let event = event.expect("event");
+        match event.event.expect("event set") {
+            pb::job_event::Event::Queued(_) | pb::job_event::Event::Progress(_) => {}
+            pb::job_event::Event::Result(r) => {
+                assert!(finals.insert(event.id, Ok(r)).is_none(), "two finals");
+            }
+            pb::job_event::Event::Error(e) => {
+                assert!(finals.insert(event.id, Err(e)).is_none(), "two finals");
+            }
+        }
+    }
+    let late = finals["stream-deadline"]
+        .as_ref()
+        .expect_err("the deadline passes");
+    assert_eq!(late.code, Code::DeadlineExceeded as i32);
+    assert_eq!(late.code_name, "DEADLINE_EXCEEDED");
+    assert_eq!(late.message, "the job's deadline of 150 ms passed");
+    assert!(finals["in-time"].is_ok(), "{:?}", finals["in-time"]);
+    wait_busy(&mut client, 0, Duration::from_secs(5)).await;
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn dropping_a_stream_cancels_its_jobs() {
     let server = TestServer::start(config(1, 4)).await;
     let mut client = server.client().await;

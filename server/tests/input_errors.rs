@@ -8,7 +8,7 @@ use orbit_api::JobKind;
 use orbit_cli::embedded::EmbeddedServer;
 use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
-use orbit_server::service::accept;
+use orbit_server::admission::accept;
 use orbit_worker::Limits;
 use tonic::Code;
 

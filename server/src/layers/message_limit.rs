@@ -4,7 +4,7 @@
 //! ("decoded message length too large: found N bytes, the limit is: M bytes"). Orbit's contract
 //! answers every configured size limit with RESOURCE_EXHAUSTED, so this layer rewrites that one
 //! status (and nothing else) on trailers-only responses, which is how unary calls fail.
-//! `SolveStream` maps the same error itself (`batch.rs`), since it arrives mid-stream.
+//! `SolveStream` maps the same error itself (`stream.rs`), since it arrives mid-stream.
 
 use std::future::Future;
 use std::pin::Pin;

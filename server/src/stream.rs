@@ -16,7 +16,7 @@
 //!
 //! Per job, the worker's answer is converted to its final event on the worker thread and pushed
 //! into the loop's channel: no task, timer or lock per job on the async side (a timer only for
-//! jobs with a deadline).
+//! jobs with a deadline, armed by the dispatcher as for unary calls: `deadline.rs`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,14 +26,13 @@ use orbit_api::v1 as pb;
 use orbit_api::wire::code_name;
 use orbit_worker::context::ProgressSink;
 use tokio::sync::{mpsc, watch};
-use tokio::task::AbortHandle;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Status, Streaming};
 
 use crate::convert;
 use crate::dispatcher::{Dispatcher, Done, Submitted, job_span};
 use crate::error::ServiceError;
-use crate::service::accept_counted;
+use crate::layers::message_limit::oversize_to_resource_exhausted;
 
 /// How long a closing stream waits for its client to take the last events.
 const CLOSING_FLUSH: Duration = Duration::from_secs(1);
@@ -41,15 +40,19 @@ const CLOSING_FLUSH: Duration = Duration::from_secs(1);
 /// Events buffered towards the client before the loop waits for it to read.
 const OUTBOUND_BUFFER: usize = 256;
 
-/// Per-stream settings, from the server's flags.
+/// Per-stream settings, built once from the server's flags by
+/// [`ServerConfig::stream_settings`](crate::ServerConfig::stream_settings), which normalises them.
 #[derive(Debug, Clone, Copy)]
 pub struct StreamSettings {
-    /// Jobs in flight (queued or running) before the loop stops reading more.
+    /// `--stream-window`: jobs in flight (queued or running) before the loop stops reading more;
+    /// at least 1.
     pub window: usize,
-    /// How long the loop waits for a client to take an event before giving up on it.
+    /// `--stall-timeout`: how long the loop waits for a client to take an event before giving up
+    /// on it.
     pub stall_timeout: Duration,
     /// `--max-message-bytes`: a final event larger than this becomes an error event for its job,
-    /// instead of an encoding error that would end the stream.
+    /// instead of an encoding error that would end the stream. (Unary answers are checked against
+    /// the same limit.)
     pub max_message_bytes: usize,
 }
 
@@ -63,9 +66,9 @@ pub fn spawn(
     // One slot more than the buffer: the reserved last word.
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_BUFFER + 1);
     let (notes_tx, notes_rx) = mpsc::unbounded_channel();
-    let batch = Batch {
+    let stream = StreamLoop {
         dispatcher,
-        window: settings.window.max(1),
+        window: settings.window,
         max_message_bytes: settings.max_message_bytes,
         notes_tx,
         inflight: HashMap::new(),
@@ -80,7 +83,7 @@ pub fn spawn(
             last_word: Some(last_word),
             stall_timeout: settings.stall_timeout,
         };
-        batch.drive(inbound, notes_rx, closing, out).await;
+        stream.drive(inbound, notes_rx, closing, out).await;
     });
     ReceiverStream::new(out_rx)
 }
@@ -129,14 +132,9 @@ enum Note {
     Final { seq: u64, event: pb::JobEvent },
 }
 
-/// A job of this stream that has not sent its final event yet.
-struct InFlight {
-    submitted: Submitted,
-    /// The job's deadline timer, if it has one.
-    timer: Option<AbortHandle>,
-}
-
-struct Batch {
+/// One stream's loop: its jobs in flight (those that have not sent their final event yet, by
+/// `seq`), and where their callbacks send their notes.
+struct StreamLoop {
     dispatcher: Arc<Dispatcher>,
     window: usize,
     /// `--max-message-bytes`: a final event larger than this becomes an error event for its job,
@@ -145,24 +143,22 @@ struct Batch {
     /// Unbounded so that worker threads never wait; bounded in practice by the window (each job
     /// sends one final note and at most ~100 progress notes).
     notes_tx: mpsc::UnboundedSender<Note>,
-    inflight: HashMap<u64, InFlight>,
+    inflight: HashMap<u64, Submitted>,
     next_seq: u64,
 }
 
-impl Drop for Batch {
+impl Drop for StreamLoop {
     /// The stream is over (finished, cancelled, disconnected or closed by shutdown): cancel what is
     /// still in flight.
     fn drop(&mut self) {
+        // Dropping the handles afterwards stops their deadline timers.
         for job in self.inflight.values() {
-            job.submitted.cancel.cancel();
-            if let Some(timer) = &job.timer {
-                timer.abort();
-            }
+            job.cancel();
         }
     }
 }
 
-impl Batch {
+impl StreamLoop {
     async fn drive(
         mut self,
         mut inbound: Streaming<pb::Job>,
@@ -197,9 +193,8 @@ impl Batch {
                     let event = match note {
                         Note::Progress(event) => event,
                         Note::Final { seq, event } => {
-                            if let Some(InFlight { timer: Some(timer), .. }) = self.inflight.remove(&seq) {
-                                timer.abort();
-                            }
+                            // Dropping the job's handles stops its deadline timer, if any.
+                            self.inflight.remove(&seq);
                             event
                         }
                     };
@@ -217,7 +212,7 @@ impl Batch {
                     Err(status) => {
                         // The request stream broke (e.g. an oversized message): report it and stop;
                         // `Drop` cancels what was in flight.
-                        let status = crate::layers::message_limit::oversize_to_resource_exhausted(&status).unwrap_or(status);
+                        let status = oversize_to_resource_exhausted(&status).unwrap_or(status);
                         out.send(Err(status)).await;
                         return;
                     }
@@ -229,7 +224,8 @@ impl Batch {
     /// Accepts one job: validates it, waits for a queue slot, submits it. Errors become final
     /// `JobError` events right away. Returns `false` if the client is gone.
     async fn start(&mut self, job: pb::Job, out: &mut Outbound) -> bool {
-        let request = match accept_counted(job, &self.dispatcher) {
+        let admission = self.dispatcher.admission();
+        let request = match admission.accept(job) {
             Ok(r) => r,
             Err((id, e)) => return out.send(Ok(error_event(id, &e))).await,
         };
@@ -240,8 +236,8 @@ impl Batch {
             progress,
         } = request;
         let span = job_span(&id, spec.kind());
-        let admission = match self.dispatcher.admit(spec.kind()).await {
-            Ok(a) => a,
+        let slot = match admission.queue_slot(spec.kind()).await {
+            Ok(s) => s,
             Err(e) => return out.send(Ok(error_event(id, &e))).await,
         };
         let seq = self.next_seq;
@@ -261,7 +257,7 @@ impl Batch {
         let max_message_bytes = self.max_message_bytes;
         let submitted =
             self.dispatcher
-                .submit(admission, spec, progress, span, move |done: Done| {
+                .submit(slot, spec, deadline, progress, span, move |done: Done| {
                     let event = final_event(final_id, done, max_message_bytes);
                     // The loop is gone only if the stream ended; the job was cancelled then anyway.
                     let _ = notes.send(Note::Final { seq, event });
@@ -270,15 +266,7 @@ impl Batch {
             Ok(s) => s,
             Err(e) => return out.send(Ok(error_event(id, &e))).await,
         };
-        let timer = deadline.map(|budget| {
-            let submitted = submitted.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(budget).await;
-                submitted.expire(budget);
-            })
-            .abort_handle()
-        });
-        self.inflight.insert(seq, InFlight { submitted, timer });
+        self.inflight.insert(seq, submitted);
         let queue_depth = self.dispatcher.queue_depth() as u32;
         let queued = pb::JobEvent {
             id,
