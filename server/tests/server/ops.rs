@@ -1,8 +1,6 @@
 //! Operations over real sockets: the Prometheus endpoint, TLS (certificates made here with rcgen),
 //! and bearer-token authentication. Servers come from `orbit_server::run_on` on port 0.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -113,7 +111,7 @@ fn game_job(id: &str, vertices: u32, edges: &[(u32, u32)]) -> pb::Job {
 /// long enough to be seen running (it is cancelled, never awaited).
 fn long_job(id: &str) -> pb::Job {
     let n = 100;
-    let rows = common::open_grid_rows(n);
+    let rows = crate::common::open_grid_rows(n);
     pb::Job {
         id: id.to_string(),
         options: None,

@@ -9,11 +9,9 @@
 //! silent fallback to the Schreier generators would be noticed; and chains left incomplete on
 //! purpose (a random phase cut short) must be completed by the proofs to the same orders.
 
-mod common;
+use crate::common::build;
 
-use common::build;
-
-use common::classical_groups::{
+use crate::common::classical_groups::{
     affine2, agl2, det, det3, juxtapose, mobius, pgl2, plane_matrix, plane_points, pow_mod,
     primitive_root, projective_matrix, projective_points, psl, psl_order, psl2, psl3, psl3_order,
 };

@@ -3,11 +3,9 @@
 //! formulas (|D_n| = 2n, |AGL(1,p)| = p(p-1), |PSL(2,p)| = p(p²-1)/2), and membership is decided
 //! from the definitions (affine maps x -> ax+b, rotations/reflections of the n-gon).
 
-mod common;
+use crate::common::build;
 
-use common::build;
-
-use common::classical_groups::{from_fn, pow_mod, primitive_root, psl2};
+use crate::common::classical_groups::{from_fn, pow_mod, primitive_root, psl2};
 use num_bigint::BigUint;
 use orbit_worker::group::{GroupTuning, Perm, PermGroup};
 use orbit_worker::{Limits, SolveContext, SolveError};

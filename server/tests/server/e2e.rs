@@ -1,8 +1,6 @@
 //! End-to-end tests of the gRPC server over real loopback TCP: a server from `orbit_server::run`
 //! on port 0, the generated client from `orbit-client`.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -85,7 +83,7 @@ fn game_job(id: &str, vertices: u32, edges: &[(u32, u32)]) -> pb::Job {
 /// An open grid of `n x n` with the policeman and the thief in opposite corners and no exit: a
 /// job of 2 n^4 states, long enough at n = 100 to cancel mid-run.
 fn cop_thief_job(id: &str, n: usize, progress: bool) -> pb::Job {
-    let rows = common::open_grid_rows(n);
+    let rows = crate::common::open_grid_rows(n);
     pb::Job {
         id: id.to_string(),
         options: Some(pb::JobOptions {

@@ -1,0 +1,13 @@
+//! The server's integration tests, one binary: real gRPC against embedded servers on loopback
+//! ports (and, in `process` and `scale_out`, the `orbit-server` binary itself), one module per
+//! concern.
+
+mod common;
+
+mod e2e;
+mod input_errors;
+mod kinds;
+mod memory_limit;
+mod ops;
+mod process;
+mod scale_out;
