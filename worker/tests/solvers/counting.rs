@@ -1,6 +1,9 @@
 //! Burnside/Pólya counting: every formula against independent oracles — brute force over explicitly
 //! built groups (orbits of all colourings by canonical forms, and Burnside by trying every
 //! colouring against every element) and published OEIS values.
+//!
+//! One concept (the counting families against their oracles), hence one file past 800 lines:
+//! each family's brute-force oracle sits beside the tests that use it.
 
 use std::collections::{HashMap, HashSet};
 

@@ -10,6 +10,9 @@
 //!   cancellation.
 //!
 //! Every test name starts with `puzzle_` so `cargo test -p orbit-worker puzzle` selects them.
+//!
+//! One concept (the puzzle solver against its oracles), hence one file past 800 lines: the BFS
+//! and stabiliser-chain oracles and the graph families they are run on belong together.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
