@@ -1,6 +1,6 @@
 //! The `orbit.v1.Orbit` handlers. Each follows four steps: validate, proto → domain, submit,
 //! domain → proto. Admission (the first two steps and a queue slot) lives in `admission.rs`,
-//! conversions in `convert.rs`, status mapping in `error.rs`, the `SolveStream` loop in
+//! conversions in `convert/` (one file per job kind), status mapping in `error.rs`, the `SolveStream` loop in
 //! `stream.rs`.
 
 use std::pin::Pin;
