@@ -1,7 +1,7 @@
 //! The `orbit.v1.Orbit` handlers. Each follows four steps: validate, proto → domain, submit,
 //! domain → proto. Admission (the first two steps and a queue slot) lives in `admission.rs`,
-//! conversions in `convert/` (one file per job kind), status mapping in `error.rs`, the `SolveStream` loop in
-//! `stream.rs`.
+//! conversions in `convert/` (one file per job kind), status mapping in `error.rs`, the
+//! `SolveStream` loop in `stream.rs`.
 
 use std::pin::Pin;
 use std::sync::Arc;
