@@ -2,7 +2,9 @@
 //! two):
 //! - `commands`: each command as a user runs it, against its embedded server (real gRPC over
 //!   loopback), checking the exact text output and the exit status;
-//! - `security`: `--ca` and `--auth-token-file` against a server with TLS and a bearer token.
+//! - `security`: `--ca` and `--auth-token-file` against a server with TLS and a bearer token;
+//! - `fuzz_seeds`: the `job_decode` fuzz seeds are the example jobs, encoded.
 
 mod commands;
+mod fuzz_seeds;
 mod security;
