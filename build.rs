@@ -1,4 +1,4 @@
-//! Compiles `proto/orbit/v1/*.proto` into Rust for the `orbit-api` crate.
+//! Compiles `proto/orbit/v1/*.proto` (the solve service and the batch service) into Rust for the `orbit-api` crate.
 //!
 //! protox parses the .proto files in pure Rust (no system `protoc`); tonic-prost-build turns the
 //! descriptor set into messages and gRPC stubs; pbjson-build adds serde impls that follow the
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use prost::Message;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let protos = ["proto/orbit/v1/orbit.proto"];
+    let protos = ["proto/orbit/v1/orbit.proto", "proto/orbit/v1/batches.proto"];
     for p in &protos {
         println!("cargo:rerun-if-changed={p}");
     }
@@ -55,14 +55,11 @@ fn oneof_fields(
     message: &str,
     oneof: &str,
 ) -> Result<Vec<OneofField>, Box<dyn std::error::Error>> {
-    let file = fds
+    let message = fds
         .file
         .iter()
-        .find(|f| f.package() == "orbit.v1")
-        .ok_or("no orbit.v1 file")?;
-    let message = file
-        .message_type
-        .iter()
+        .filter(|f| f.package() == "orbit.v1")
+        .flat_map(|f| f.message_type.iter())
         .find(|m| m.name() == message)
         .ok_or_else(|| format!("no message {message}"))?;
     let index = message

@@ -128,6 +128,49 @@ pub struct ServerConfig {
     /// before it runs; a group job's stabiliser chain and enumeration are charged against it.
     #[arg(long, env = "ORBIT_MAX_JOB_MEMORY", default_value = "4G", value_parser = parse_byte_size)]
     pub max_job_memory: u64,
+
+    /// Where durable batches (`orbit.v1.Batches`) are kept: `postgres://USER:PASSWORD@HOST/DB`
+    /// (replicas on the same database share the work) or `sqlite:PATH` (one node), or `none` for
+    /// no batch service. `orbit-server` defaults to `sqlite:DATA_DIR/batches.db` (see
+    /// `--data-dir`); a server built in code (`ServerConfig::default()`, the CLI's embedded one)
+    /// has none. Read from ORBIT_STORE too, so a Kubernetes Secret can hold the password.
+    #[arg(long, env = "ORBIT_STORE", value_name = "URL", hide_env_values = true)]
+    pub store: Option<String>,
+
+    /// Directory of the default SQLite store: ORBIT_DATA_DIR, else $XDG_DATA_HOME/orbit-server,
+    /// else ~/.local/share/orbit-server (the container image sets /var/lib/orbit, a volume).
+    #[arg(long, env = "ORBIT_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// Most jobs one batch may hold; a create going over it is refused (RESOURCE_EXHAUSTED) from
+    /// that job on, the jobs stored before it staying in the batch.
+    #[arg(long, env = "ORBIT_MAX_BATCH_JOBS", default_value_t = 100_000_000)]
+    pub max_batch_jobs: u64,
+
+    /// Most bytes of jobs (their encoded size) one batch may hold, with a suffix K, M, G or T.
+    #[arg(long, env = "ORBIT_MAX_BATCH_BYTES", default_value = "64G", value_parser = parse_byte_size)]
+    pub max_batch_bytes: u64,
+
+    /// Seconds a finished (done or cancelled) batch is kept before it is deleted with its
+    /// results; default 7 days.
+    #[arg(long, env = "ORBIT_BATCH_RETENTION", default_value_t = 7.0 * 24.0 * 3600.0)]
+    pub batch_retention: f64,
+
+    /// Seconds a claimed batch job's lease lasts without renewal (renewed every third of it while
+    /// the job waits or runs): how long the jobs of a replica that died wait before another
+    /// replica runs them.
+    #[arg(long, env = "ORBIT_LEASE_TIMEOUT", default_value_t = 30.0)]
+    pub lease_timeout: f64,
+
+    /// Claims of one batch job before it is failed instead of run again: a job whose runs keep
+    /// killing their replica (a crash, the OOM killer) stops after this many.
+    #[arg(long, env = "ORBIT_MAX_ATTEMPTS", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_attempts: u32,
+
+    /// Test-only fault hook: abort the process (as a crash would) when a batch job with this id
+    /// starts. For the poison-job tests; never set in production.
+    #[arg(long, env = "ORBIT_TEST_ABORT_ON_JOB_ID", hide = true)]
+    pub test_abort_on_job_id: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -155,6 +198,14 @@ impl Default for ServerConfig {
             tls_key: None,
             auth_token_file: None,
             max_job_memory: limits.max_job_memory,
+            store: None,
+            data_dir: None,
+            max_batch_jobs: 100_000_000,
+            max_batch_bytes: 64 << 30,
+            batch_retention: 7.0 * 24.0 * 3600.0,
+            lease_timeout: 30.0,
+            max_attempts: 3,
+            test_abort_on_job_id: None,
         }
     }
 }
@@ -187,6 +238,55 @@ impl ServerConfig {
             window: self.stream_window.max(1),
             stall_timeout: self.stall_timeout(),
             max_message_bytes: self.max_message_bytes,
+        }
+    }
+
+    /// The batch store's URL: `--store` (`None` for `none`), else for the `orbit-server` binary
+    /// (`default_sqlite`) `sqlite:DATA_DIR/batches.db`, else none.
+    pub fn store_url(&self, default_sqlite: bool) -> Option<String> {
+        match self.store.as_deref() {
+            Some("none") => None,
+            Some(url) => Some(url.to_string()),
+            None if default_sqlite => Some(format!(
+                "sqlite:{}",
+                self.data_dir().join("batches.db").display()
+            )),
+            None => None,
+        }
+    }
+
+    /// `--data-dir`, else `$XDG_DATA_HOME/orbit-server`, else `~/.local/share/orbit-server`, else
+    /// `./orbit-data`.
+    pub fn data_dir(&self) -> PathBuf {
+        if let Some(dir) = &self.data_dir {
+            return dir.clone();
+        }
+        let var = |name| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        if let Some(xdg) = var("XDG_DATA_HOME") {
+            return xdg.join("orbit-server");
+        }
+        match var("HOME") {
+            Some(home) => home.join(".local/share/orbit-server"),
+            None => PathBuf::from("orbit-data"),
+        }
+    }
+
+    /// The batch runner's settings.
+    pub fn batch_settings(&self) -> crate::batches::BatchSettings {
+        crate::batches::BatchSettings {
+            limits: crate::batches::store::BatchLimits {
+                max_jobs: self.max_batch_jobs,
+                max_bytes: self.max_batch_bytes,
+            },
+            retention: seconds(self.batch_retention),
+            lease_timeout: seconds(self.lease_timeout).max(Duration::from_millis(300)),
+            max_attempts: self.max_attempts.max(1),
+            max_message_bytes: self.max_message_bytes,
+            abort_on_job_id: self.test_abort_on_job_id.clone(),
         }
     }
 

@@ -7,6 +7,7 @@
 //! Answers come back from worker threads through callbacks that only push into tokio channels
 //! (whose `send` never blocks), so the async runtime never waits on a worker.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -15,6 +16,7 @@ use orbit_worker::context::ProgressSink;
 use orbit_worker::job::{JobAnswer, JobSpec};
 use orbit_worker::pool::{Finished, SubmitError, Task, WorkerPool};
 use orbit_worker::{CancelFlag, Limits, SolveContext, SolveError};
+use tokio::sync::futures::Notified;
 use tokio::sync::{Notify, oneshot};
 use tracing::Span;
 
@@ -100,7 +102,12 @@ impl Dispatcher {
         let metrics = Arc::<Metrics>::default();
         let admission = Admission::new(Arc::clone(&limits), queue_capacity, Arc::clone(&metrics));
         Ok(Self {
-            pool: WorkerPool::with_nice(workers, admission.queue_capacity(), worker_nice)?,
+            // Room for a batch job per worker beside the online queue: batch jobs take no queue slot.
+            pool: WorkerPool::with_nice(
+                workers,
+                admission.queue_capacity() + workers.max(1),
+                worker_nice,
+            )?,
             admission,
             limits,
             inflight: Arc::default(),
@@ -112,6 +119,11 @@ impl Dispatcher {
     /// What decides which jobs get into the queue.
     pub fn admission(&self) -> &Admission {
         &self.admission
+    }
+
+    /// The job metrics (the batch runner adds its own series there).
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     /// The limits jobs are validated against and run with.
@@ -165,6 +177,51 @@ impl Dispatcher {
         span: Span,
         done: impl FnOnce(Done) + Send + 'static,
     ) -> Result<Submitted, ServiceError> {
+        let on_dequeue: Box<dyn FnOnce() + Send> = Box::new(move || slot.release());
+        self.enqueue(Some(on_dequeue), spec, deadline, progress, span, done)
+    }
+
+    /// Hands a batch job to an idle worker: it takes no queue slot, because the batch runner only
+    /// calls this while [`idle_workers`](Self::idle_workers) is above zero (so the job never waits
+    /// in the queue ahead of an online one). `done` as for [`submit`](Self::submit).
+    ///
+    /// # Errors
+    /// `Draining` once shutdown has begun (then `done` is not called).
+    pub fn submit_idle(
+        &self,
+        spec: JobSpec,
+        deadline: Option<Duration>,
+        span: Span,
+        done: impl FnOnce(Done) + Send + 'static,
+    ) -> Result<Submitted, ServiceError> {
+        self.enqueue(None, spec, deadline, None, span, done)
+    }
+
+    /// Workers free for one more job: none while any job waits in the queue or every worker has
+    /// one. Counted from the jobs in flight (queued or running, online and batch alike), which
+    /// change exactly when a job is submitted or answered.
+    pub fn idle_workers(&self) -> usize {
+        self.workers().saturating_sub(self.inflight())
+    }
+
+    /// Resolves after the next job is answered. Create it before checking
+    /// [`idle_workers`](Self::idle_workers), so that no answer in between is missed.
+    pub fn answered(&self) -> Pin<Box<Notified<'_>>> {
+        let mut notified = Box::pin(self.inflight.changed.notified());
+        // Registered now (not at the first poll): `notify_waiters` wakes only registered waiters.
+        notified.as_mut().enable();
+        notified
+    }
+
+    fn enqueue(
+        &self,
+        on_dequeue: Option<Box<dyn FnOnce() + Send>>,
+        spec: JobSpec,
+        deadline: Option<Duration>,
+        progress: Option<Arc<dyn ProgressSink>>,
+        span: Span,
+        done: impl FnOnce(Done) + Send + 'static,
+    ) -> Result<Submitted, ServiceError> {
         let kind = spec.kind();
         if self.admission.is_draining() {
             return Err(self.admission.refused(kind, ServiceError::Draining));
@@ -198,7 +255,7 @@ impl Dispatcher {
                 inflight.count.fetch_sub(1, Ordering::SeqCst);
                 inflight.changed.notify_waiters();
             }),
-            on_dequeue: Some(Box::new(move || slot.release())),
+            on_dequeue,
         };
         self.inflight.count.fetch_add(1, Ordering::SeqCst);
         match self.pool.try_submit(task) {

@@ -1,6 +1,9 @@
-//! The server's error type and its one mapping to gRPC statuses.
+//! The server's error types and their one mapping to gRPC statuses: [`ServiceError`] for jobs,
+//! [`StoreError`] for the batch store.
 
 use orbit_worker::SolveError;
+
+use crate::batches::store::StoreError;
 use tonic::{Code, Status};
 
 /// Why a job got no answer, as the server sees it: a solver error, or something the front decided
@@ -62,6 +65,21 @@ impl ServiceError {
 impl From<ServiceError> for Status {
     fn from(e: ServiceError) -> Self {
         Status::new(e.code(), e.to_string())
+    }
+}
+
+impl From<StoreError> for Status {
+    fn from(e: StoreError) -> Self {
+        // Exhaustive on purpose: a new variant must choose its code here.
+        let code = match &e {
+            StoreError::Unavailable(_) => Code::Unavailable,
+            StoreError::Full(_) | StoreError::LimitExceeded { .. } => Code::ResourceExhausted,
+            StoreError::NotFound(_) => Code::NotFound,
+            StoreError::Closed { .. } | StoreError::Gap { .. } => Code::FailedPrecondition,
+            // Start-up errors: never the answer to a call.
+            StoreError::BadUrl { .. } | StoreError::Migrate(_) => Code::Internal,
+        };
+        Status::new(code, e.to_string())
     }
 }
 

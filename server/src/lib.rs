@@ -6,6 +6,9 @@
 //! open streams end, and the worker threads are joined. Tests bind port 0 and pass a channel as
 //! `shutdown`; the binary passes SIGINT/SIGTERM.
 //!
+//! With a batch store (`--store`), it also serves `orbit.v1.Batches` and works through the stored
+//! batches with the same worker pool ([`batches`]); online jobs keep priority.
+//!
 //! Operations: Prometheus metrics on their own HTTP port (`metrics`), TLS on the gRPC port
 //! (`tls`), and bearer-token authentication (`layers::auth`), all off unless configured.
 //!
@@ -27,6 +30,8 @@
 //!   the metrics.
 //! - [`deadline`]: `JobOptions.deadline_ms`, one timer per job that has one, for unary calls and
 //!   streams alike.
+//! - [`batches`]: durable batches: the store (PostgreSQL or SQLite), the `orbit.v1.Batches`
+//!   handlers, and the runner that claims stored jobs for idle workers.
 //! - [`error`]: [`error::ServiceError`] and its one mapping to gRPC statuses.
 //! - [`layers`]: tower layers around every service: bearer-token authentication and the
 //!   RESOURCE_EXHAUSTED answer for oversized requests.
@@ -35,6 +40,7 @@
 //! - this file: [`run`] and [`run_on`], which build the above, serve, and drain on shutdown.
 
 pub mod admission;
+pub mod batches;
 pub mod config;
 pub mod convert;
 pub mod deadline;
@@ -52,6 +58,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use orbit_api::v1::batches_server::BatchesServer;
 use orbit_api::v1::orbit_server::OrbitServer;
 use orbit_api::wire::{HTTP2_CONNECTION_WINDOW, HTTP2_STREAM_WINDOW};
 use tokio::net::TcpListener;
@@ -62,6 +69,9 @@ use tonic_health::ServingStatus;
 
 pub use config::{LogFormat, ServerConfig};
 
+use crate::batches::runner::BatchRunner;
+use crate::batches::service::BatchesService;
+use crate::batches::store::{Store, redact};
 use crate::dispatcher::Dispatcher;
 use crate::layers::auth::{AuthLayer, BearerToken};
 use crate::metrics::endpoint::MetricsServer;
@@ -151,9 +161,39 @@ pub async fn run_on(
         config.limits(),
     )?);
 
+    // The batch store: opened (and migrated) before serving, so a wrong URL stops the start.
+    let store =
+        match config.store_url(false) {
+            Some(url) => Some(Store::connect(&url).await.with_context(|| {
+                format!("cannot open the batch store --store {}", redact(&url))
+            })?),
+            None => None,
+        };
+
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<OrbitServer<OrbitService>>().await;
     health.set_service_status("", ServingStatus::Serving).await;
+    let batches_status = if store.is_some() {
+        ServingStatus::Serving
+    } else {
+        ServingStatus::NotServing
+    };
+    health
+        .set_service_status(batches::SERVICE_NAME, batches_status)
+        .await;
+    let batch_settings = config.batch_settings();
+    let batches_service =
+        BatchesServer::new(BatchesService::new(store.clone(), batch_settings.limits))
+            .max_decoding_message_size(config.max_message_bytes)
+            .max_encoding_message_size(config.max_message_bytes);
+    let runner = store.map(|store| {
+        BatchRunner::start(
+            store,
+            Arc::clone(&dispatcher),
+            batch_settings,
+            health.clone(),
+        )
+    });
 
     let reflection = || {
         tonic_reflection::server::Builder::configure()
@@ -208,6 +248,7 @@ pub async fn run_on(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(orbit)
+        .add_service(batches_service)
         .serve_with_incoming_shutdown(incoming, async {
             let _ = stop_rx.await;
         });
@@ -232,6 +273,9 @@ pub async fn run_on(
         .set_service_status("", ServingStatus::NotServing)
         .await;
     dispatcher.admission().start_draining();
+    if let Some(runner) = &runner {
+        runner.begin_drain().await;
+    }
     let finished = tokio::select! {
         idle = dispatcher.wait_idle(config.grace()) => idle,
         result = &mut serve => { result?; return Ok(()); }
@@ -246,6 +290,11 @@ pub async fn run_on(
             _ = dispatcher.wait_idle(CANCEL_SETTLE) => {}
             result = &mut serve => { result?; return Ok(()); }
         }
+    }
+    // Batch jobs that finished are committed, the rest handed back to the store for other
+    // replicas (a drain spends no attempt).
+    if let Some(runner) = runner {
+        runner.finish().await;
     }
     let _ = closing_tx.send(true);
     let _ = stop_tx.send(());

@@ -16,7 +16,10 @@ struct Cli {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let Cli { config } = Cli::parse();
+    let Cli { mut config } = Cli::parse();
+    // The binary keeps batches by default, in a SQLite file under the data directory; a server
+    // built in code (the CLI's embedded one) keeps none unless told.
+    config.store = Some(config.store_url(true).unwrap_or_else(|| "none".to_string()));
     orbit_server::logging::init(config.log_format, "info");
     match serve(config).await {
         Ok(()) => ExitCode::SUCCESS,

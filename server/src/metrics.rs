@@ -11,6 +11,11 @@
 //!   the pool at scrape time; `orbit_workers` and `orbit_queue_capacity`, the configured sizes, so
 //!   saturation is one division away.
 //!
+//! - `orbit_batch_jobs{state}`: durable batch jobs in the store by state (`queued`, `running`:
+//!   leased by some replica, `done`), over every replica sharing it, refreshed every few seconds;
+//!   `orbit_batch_claim_seconds`, a histogram of claim round trips; `orbit_batch_lease_expiries`,
+//!   jobs this replica claimed after another replica's lease on them expired.
+//!
 //! Recording is a few atomic operations per job; it happens whether or not the endpoint is served.
 
 pub mod endpoint;
@@ -41,6 +46,12 @@ struct KindLabels {
     kind: &'static str,
 }
 
+/// Labels of `orbit_batch_jobs`.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BatchStateLabels {
+    state: &'static str,
+}
+
 /// Histograms by kind; a plain `fn` builds each new one with the shared buckets.
 type TimingFamily = Family<KindLabels, Histogram, fn() -> Histogram>;
 
@@ -68,6 +79,9 @@ pub struct Metrics {
     busy_workers: Gauge,
     workers: Gauge,
     queue_capacity: Gauge,
+    batch_jobs: Family<BatchStateLabels, Gauge>,
+    batch_claim: Histogram,
+    batch_lease_expiries: Counter,
 }
 
 impl Default for Metrics {
@@ -131,8 +145,30 @@ impl Metrics {
             "Jobs the queue can hold",
             queue_capacity.clone(),
         );
+        let batch_jobs = Family::<BatchStateLabels, Gauge>::default();
+        registry.register(
+            "orbit_batch_jobs",
+            "Durable batch jobs in the store, by state (queued, running, done), over all replicas",
+            batch_jobs.clone(),
+        );
+        let batch_claim = timing_histogram();
+        registry.register_with_unit(
+            "orbit_batch_claim",
+            "Time one claim of batch jobs took (a round trip to the store)",
+            Unit::Seconds,
+            batch_claim.clone(),
+        );
+        let batch_lease_expiries = Counter::default();
+        registry.register(
+            "orbit_batch_lease_expiries",
+            "Batch jobs this replica claimed after another lease on them expired",
+            batch_lease_expiries.clone(),
+        );
         Self {
             registry,
+            batch_jobs,
+            batch_claim,
+            batch_lease_expiries,
             jobs,
             queue_wait,
             run_time,
@@ -165,6 +201,21 @@ impl Metrics {
     /// A job refused before it reached the pool (invalid, over a limit, queue full, draining).
     pub fn job_refused(&self, kind: &'static str, code: Code) {
         self.count(kind, Some(code));
+    }
+
+    /// The store's batch jobs by state.
+    pub fn batch_jobs(&self, queued: i64, running: i64, done: i64) {
+        for (state, n) in [("queued", queued), ("running", running), ("done", done)] {
+            self.batch_jobs
+                .get_or_create(&BatchStateLabels { state })
+                .set(n);
+        }
+    }
+
+    /// One claim of batch jobs: how long it took and how many of the jobs had an expired lease.
+    pub fn batch_claimed(&self, latency: Duration, lease_expiries: u64) {
+        self.batch_claim.observe(latency.as_secs_f64());
+        self.batch_lease_expiries.inc_by(lease_expiries);
     }
 
     fn count(&self, kind: &'static str, failure: Option<Code>) {

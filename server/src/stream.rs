@@ -278,7 +278,7 @@ impl StreamLoop {
 
 /// The final event for a finished job: its result, or an error event if the result does not fit
 /// one message of `max_message_bytes`.
-fn final_event(id: String, done: Done, max_message_bytes: usize) -> pb::JobEvent {
+pub fn final_event(id: String, done: Done, max_message_bytes: usize) -> pb::JobEvent {
     match done.outcome {
         Ok(answer) => {
             let event = pb::JobEvent {

@@ -1,0 +1,361 @@
+//! The `orbit.v1.Batches` handlers: validate, call the store, convert. Store errors become
+//! statuses in `error.rs`; rows become messages in `convert.rs`.
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use futures::Stream;
+use orbit_api::v1 as pb;
+use orbit_api::v1::batches_server::Batches;
+use orbit_api::v1::create_batch_request::Item;
+use prost::Message;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status, Streaming};
+
+use super::convert::{
+    batch_to_proto, cancelled_event, new_batch_id, page_token, parse_page_token, result_to_proto,
+};
+use super::store::{BatchLimits, NewJob, Store, state};
+use crate::layers::message_limit::oversize_to_resource_exhausted;
+
+/// Jobs stored per transaction while a batch is created, at most.
+const APPEND_GROUP: usize = 1000;
+/// Encoded job bytes stored per transaction, at most (a group ends at whichever comes first).
+const APPEND_GROUP_BYTES: usize = 4 << 20;
+/// Results read per query by a watcher.
+const WATCH_PAGE: i64 = 500;
+/// How often a following watcher looks for new results.
+const WATCH_POLL: Duration = Duration::from_millis(200);
+/// Batches per `ListBatches` page: the default, and the most.
+const DEFAULT_PAGE: u32 = 100;
+/// See [`DEFAULT_PAGE`].
+const MAX_PAGE: u32 = 1000;
+/// Longest request id and name.
+const MAX_REQUEST_ID: usize = 256;
+/// See [`MAX_REQUEST_ID`].
+const MAX_NAME: usize = 1024;
+
+/// The service object tonic serves.
+#[derive(Debug, Clone)]
+pub struct BatchesService {
+    /// `None` on a server without `--store`: every call says so.
+    store: Option<Store>,
+    limits: BatchLimits,
+}
+
+impl BatchesService {
+    /// A service over `store`.
+    pub fn new(store: Option<Store>, limits: BatchLimits) -> Self {
+        Self { store, limits }
+    }
+
+    fn store(&self) -> Result<&Store, Status> {
+        self.store.as_ref().ok_or_else(|| {
+            Status::failed_precondition(
+                "this server keeps no batches: start orbit-server with --store (sqlite:PATH or \
+                 postgres://...); the orbit CLI's embedded server has none",
+            )
+        })
+    }
+}
+
+fn check_batch_id(id: &str) -> Result<(), Status> {
+    if id.is_empty() {
+        return Err(Status::invalid_argument("batch_id: empty"));
+    }
+    Ok(())
+}
+
+type BatchEventStream = Pin<Box<dyn Stream<Item = Result<pb::BatchEvent, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Batches for BatchesService {
+    async fn create_batch(
+        &self,
+        request: Request<Streaming<pb::CreateBatchRequest>>,
+    ) -> Result<Response<pb::Batch>, Status> {
+        let store = self.store()?;
+        let mut inbound = request.into_inner();
+        let header = match inbound.message().await? {
+            Some(pb::CreateBatchRequest {
+                item: Some(Item::Header(header)),
+            }) => header,
+            _ => {
+                return Err(Status::invalid_argument(
+                    "header: the first message of CreateBatch must be a header (request_id, name)",
+                ));
+            }
+        };
+        if header.request_id.is_empty() {
+            return Err(Status::invalid_argument(
+                "header.request_id: empty; choose one per batch (a UUID, say) so that a retried \
+                 create never makes a second batch",
+            ));
+        }
+        if header.request_id.len() > MAX_REQUEST_ID {
+            return Err(Status::invalid_argument(format!(
+                "header.request_id: {} bytes, over the limit of {MAX_REQUEST_ID}",
+                header.request_id.len()
+            )));
+        }
+        if header.name.len() > MAX_NAME {
+            return Err(Status::invalid_argument(format!(
+                "header.name: {} bytes, over the limit of {MAX_NAME}",
+                header.name.len()
+            )));
+        }
+        let batch = store
+            .open_batch(&new_batch_id(), &header.request_id, &header.name)
+            .await?;
+        if batch.state == state::CANCELLED {
+            return Err(Status::failed_precondition(format!(
+                "request id '{}' belongs to batch {}, which was cancelled",
+                header.request_id, batch.id
+            )));
+        }
+        if batch.state != state::OPEN {
+            // A create retried after it completed: the batch as it is.
+            return Ok(Response::new(batch_to_proto(batch)));
+        }
+        let mut appender = Appender {
+            store,
+            batch_id: &batch.id,
+            limits: self.limits,
+            already: batch.jobs,
+            next: 0,
+            group_first: 0,
+            group: Vec::new(),
+            group_bytes: 0,
+        };
+        loop {
+            match inbound.message().await {
+                Ok(Some(pb::CreateBatchRequest {
+                    item: Some(Item::Job(job)),
+                })) => appender.push(job).await?,
+                Ok(Some(pb::CreateBatchRequest {
+                    item: Some(Item::Header(_)),
+                })) => {
+                    appender.flush().await?;
+                    return Err(Status::invalid_argument(format!(
+                        "header: a second header after {} jobs; a stream creates one batch",
+                        appender.next
+                    )));
+                }
+                Ok(Some(pb::CreateBatchRequest { item: None })) => {
+                    appender.flush().await?;
+                    return Err(Status::invalid_argument(format!(
+                        "item: message {} is neither a header nor a job",
+                        appender.next + 1
+                    )));
+                }
+                Ok(None) => break,
+                Err(status) => {
+                    // The jobs that arrived whole are kept: a retry with the same request id
+                    // goes on from there.
+                    appender.flush().await?;
+                    return Err(oversize_to_resource_exhausted(&status).unwrap_or(status));
+                }
+            }
+        }
+        appender.flush().await?;
+        let batch = store.seal(&batch.id).await?;
+        Ok(Response::new(batch_to_proto(batch)))
+    }
+
+    async fn get_batch(
+        &self,
+        request: Request<pb::GetBatchRequest>,
+    ) -> Result<Response<pb::Batch>, Status> {
+        let store = self.store()?;
+        let id = request.into_inner().batch_id;
+        check_batch_id(&id)?;
+        match store.get(&id).await? {
+            Some(batch) => Ok(Response::new(batch_to_proto(batch))),
+            None => Err(Status::not_found(format!("no batch {id}"))),
+        }
+    }
+
+    async fn list_batches(
+        &self,
+        request: Request<pb::ListBatchesRequest>,
+    ) -> Result<Response<pb::ListBatchesResponse>, Status> {
+        let store = self.store()?;
+        let request = request.into_inner();
+        let after = parse_page_token(&request.page_token)?;
+        let size = match request.page_size {
+            0 => DEFAULT_PAGE,
+            n => n.min(MAX_PAGE),
+        } as usize;
+        // One more than the page: whether there is a next page.
+        let mut batches: Vec<pb::Batch> = store
+            .list(size as i64 + 1, after)
+            .await?
+            .into_iter()
+            .map(batch_to_proto)
+            .collect();
+        let next_page_token = if batches.len() > size {
+            batches.truncate(size);
+            batches.last().map(page_token).unwrap_or_default()
+        } else {
+            String::new()
+        };
+        Ok(Response::new(pb::ListBatchesResponse {
+            batches,
+            next_page_token,
+        }))
+    }
+
+    type WatchBatchStream = BatchEventStream;
+
+    async fn watch_batch(
+        &self,
+        request: Request<pb::WatchBatchRequest>,
+    ) -> Result<Response<Self::WatchBatchStream>, Status> {
+        let store = self.store()?.clone();
+        let request = request.into_inner();
+        check_batch_id(&request.batch_id)?;
+        let after = i64::try_from(request.after_sequence).map_err(|_| {
+            Status::invalid_argument("after_sequence: larger than any sequence number")
+        })?;
+        // Fails now, with NOT_FOUND as the call's status, for a batch that does not exist.
+        if store.get(&request.batch_id).await?.is_none() {
+            return Err(Status::not_found(format!("no batch {}", request.batch_id)));
+        }
+        let (tx, rx) = mpsc::channel(64);
+        tokio::spawn(watch(store, request.batch_id, after, request.follow, tx));
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn cancel_batch(
+        &self,
+        request: Request<pb::CancelBatchRequest>,
+    ) -> Result<Response<pb::Batch>, Status> {
+        let store = self.store()?;
+        let id = request.into_inner().batch_id;
+        check_batch_id(&id)?;
+        let batch = store.cancel(&id, &cancelled_event).await?;
+        Ok(Response::new(batch_to_proto(batch)))
+    }
+
+    async fn delete_batch(
+        &self,
+        request: Request<pb::DeleteBatchRequest>,
+    ) -> Result<Response<pb::DeleteBatchResponse>, Status> {
+        let store = self.store()?;
+        let id = request.into_inner().batch_id;
+        check_batch_id(&id)?;
+        if store.delete(&id).await? {
+            Ok(Response::new(pb::DeleteBatchResponse {}))
+        } else {
+            Err(Status::not_found(format!("no batch {id}")))
+        }
+    }
+}
+
+/// A create's jobs on their way to the store, in groups.
+struct Appender<'a> {
+    store: &'a Store,
+    batch_id: &'a str,
+    limits: BatchLimits,
+    /// Jobs the batch held when this create began (a retried create skips them).
+    already: i64,
+    /// The position of the next job of the stream.
+    next: i64,
+    /// The position of the group's first job.
+    group_first: i64,
+    group: Vec<NewJob>,
+    group_bytes: usize,
+}
+
+impl Appender<'_> {
+    async fn push(&mut self, job: pb::Job) -> Result<(), Status> {
+        let position = self.next;
+        self.next += 1;
+        if position < self.already {
+            return Ok(());
+        }
+        if self.group.is_empty() {
+            self.group_first = position;
+        }
+        let job = NewJob {
+            job_id: job.id.clone(),
+            job: job.encode_to_vec(),
+        };
+        self.group_bytes += job.job.len();
+        self.group.push(job);
+        if self.group.len() >= APPEND_GROUP || self.group_bytes >= APPEND_GROUP_BYTES {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> Result<(), Status> {
+        if self.group.is_empty() {
+            return Ok(());
+        }
+        self.store
+            .append_jobs(self.batch_id, self.group_first, &self.group, self.limits)
+            .await?;
+        self.group.clear();
+        self.group_bytes = 0;
+        Ok(())
+    }
+}
+
+/// Sends the batch's results after `after` to `tx`; with `follow`, goes on until the batch is
+/// finished and every result is sent.
+async fn watch(
+    store: Store,
+    batch_id: String,
+    mut after: i64,
+    follow: bool,
+    tx: mpsc::Sender<Result<pb::BatchEvent, Status>>,
+) {
+    loop {
+        // The state first, then the results: if the batch was finished at that moment, the
+        // results read afterwards are all it will ever have.
+        let batch = match store.get(&batch_id).await {
+            Ok(Some(batch)) => batch,
+            Ok(None) => {
+                let _ = tx
+                    .send(Err(Status::not_found(format!(
+                        "no batch {batch_id} (deleted while watched)"
+                    ))))
+                    .await;
+                return;
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e.into())).await;
+                return;
+            }
+        };
+        let finished = batch.state == state::DONE || batch.state == state::CANCELLED;
+        loop {
+            let page = match store.results_after(&batch_id, after, WATCH_PAGE).await {
+                Ok(page) => page,
+                Err(e) => {
+                    let _ = tx.send(Err(e.into())).await;
+                    return;
+                }
+            };
+            let full = page.len() as i64 == WATCH_PAGE;
+            for result in page {
+                after = result.sequence;
+                if tx.send(result_to_proto(result)).await.is_err() {
+                    return;
+                }
+            }
+            if !full {
+                break;
+            }
+        }
+        if !follow || (finished && after >= batch.last_sequence) {
+            return;
+        }
+        tokio::select! {
+            () = tokio::time::sleep(WATCH_POLL) => {}
+            () = tx.closed() => return,
+        }
+    }
+}
