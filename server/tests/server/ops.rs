@@ -622,6 +622,8 @@ fn the_binary_reports_a_bad_token_file_in_one_line_and_exits_1() {
     let dir = scratch_dir("binary");
     let empty = write(&dir, "empty", "\n");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_orbit-server"))
+        // No batch store: these tests are about the online service, and must not write under $HOME.
+        .env("ORBIT_STORE", "none")
         .args(["--listen", "127.0.0.1:0", "--auth-token-file"])
         .arg(&empty)
         .env_remove("RUST_BACKTRACE")

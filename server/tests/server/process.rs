@@ -11,6 +11,8 @@ use orbit_client::{Client, pb};
 /// Starts the binary on a free loopback port; returns the child, its URL and its stderr lines.
 fn spawn_server(extra: &[&str]) -> (Child, String, mpsc::Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_orbit-server"))
+        // No batch store: these tests are about the online service, and must not write under $HOME.
+        .env("ORBIT_STORE", "none")
         .args([
             "--listen",
             "127.0.0.1:0",

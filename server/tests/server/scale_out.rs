@@ -15,6 +15,8 @@ use orbit_client::{Client, pb};
 /// Starts `orbit-server` on a free loopback port; returns the child and its URL.
 fn spawn_server() -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_orbit-server"))
+        // No batch store: these tests are about the online service, and must not write under $HOME.
+        .env("ORBIT_STORE", "none")
         .args(["--listen", "127.0.0.1:0", "--log-format", "json"])
         .args(["--workers", "1", "--shutdown-grace", "0"])
         .env("RUST_LOG", "info")
