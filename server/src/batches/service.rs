@@ -16,7 +16,7 @@ use tonic::{Request, Response, Status, Streaming};
 use super::convert::{
     batch_to_proto, cancelled_event, new_batch_id, page_token, parse_page_token, result_to_proto,
 };
-use super::store::{BatchLimits, NewJob, Store, state};
+use super::store::{BatchLimits, NewJob, Store, StoreError, state};
 use crate::layers::message_limit::oversize_to_resource_exhausted;
 
 /// Jobs stored per transaction while a batch is created, at most.
@@ -294,9 +294,17 @@ impl Appender<'_> {
         if self.group.is_empty() {
             return Ok(());
         }
-        self.store
+        let appended = self
+            .store
             .append_jobs(self.batch_id, self.group_first, &self.group, self.limits)
-            .await?;
+            .await;
+        if let Err(e @ StoreError::LimitExceeded { .. }) = appended {
+            // No later job fits either: the batch is sealed with the jobs it holds, so that it
+            // still finishes (a limit is not a reason to leave it open for ever).
+            self.store.seal(self.batch_id).await?;
+            return Err(e.into());
+        }
+        appended?;
         self.group.clear();
         self.group_bytes = 0;
         Ok(())

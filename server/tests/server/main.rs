@@ -4,6 +4,7 @@
 
 mod common;
 
+mod batches;
 mod e2e;
 mod input_errors;
 mod kinds;

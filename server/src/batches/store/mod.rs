@@ -58,7 +58,7 @@ pub enum StoreError {
     /// A batch limit would be exceeded.
     #[error(
         "batch {batch_id} would hold {requested} {what}, over the {limit_name} limit of {limit}; \
-         the {stored} jobs stored before stay in the batch"
+         the batch keeps the {stored} jobs stored before and takes no more"
     )]
     LimitExceeded {
         batch_id: String,

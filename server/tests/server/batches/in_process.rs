@@ -1,0 +1,575 @@
+//! The batch service of a server in this process, on a SQLite file in a temporary directory.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use orbit_client::{Client, pb};
+use orbit_server::ServerConfig;
+use tonic::Code;
+use tonic_health::pb::health_check_response::ServingStatus;
+
+use super::{
+    InProcessServer, assert_same_answers, batches_client, check_exactly_once, counts,
+    create, get, is_finished, job, random_jobs, slow_job, solve_alone, wait_for, watch,
+};
+
+/// A server with `workers` workers and a batch store in `dir`.
+fn config(dir: &tempfile::TempDir, workers: usize) -> ServerConfig {
+    ServerConfig {
+        workers: Some(workers),
+        shutdown_grace: 0.0,
+        store: Some(format!("sqlite:{}", dir.path().join("batches.db").display())),
+        ..ServerConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn batch_answers_equal_each_job_solved_alone() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(config(&dir, 2)).await;
+    let mut jobs = random_jobs(1, 300, "mixed");
+    // Ids need not be unique or present: each job is answered by position.
+    jobs[10].id = "same".into();
+    jobs[20].id = "same".into();
+    jobs[30].id = String::new();
+    // A job with no kind gets its own INVALID_ARGUMENT; the rest run.
+    jobs[40].kind = None;
+    let mut client = batches_client(&server.url).await;
+    let created = create(&mut client, "round-trip", "mixed kinds", jobs.clone())
+        .await
+        .expect("CreateBatch");
+    assert_eq!(created.name, "mixed kinds");
+    assert_eq!(created.request_id, "round-trip");
+    assert_eq!(counts(&created).jobs, 300);
+    assert_eq!(created.id.len(), 32, "128 random bits in hexadecimal: {}", created.id);
+
+    let events = watch(&mut client, &created.id, 0, true).await;
+    let answers = check_exactly_once(&jobs, &events);
+    assert_same_answers(&answers, &solve_alone(&server.url, &jobs).await);
+
+    let batch = get(&mut client, &created.id).await.expect("GetBatch");
+    assert_eq!(batch.state(), pb::BatchState::Done);
+    let failed = answers
+        .iter()
+        .filter(|e| matches!(e.event, Some(pb::job_event::Event::Error(_))))
+        .count() as u64;
+    assert!(failed >= 2, "the invalid jobs failed");
+    let c = counts(&batch);
+    assert_eq!(
+        (c.jobs, c.finished, c.ok, c.failed, c.cancelled),
+        (300, 300, 300 - failed, failed, 0)
+    );
+    assert!(batch.finish_time_unix_ms >= batch.create_time_unix_ms);
+    assert!(batch.create_time_unix_ms > 0);
+    assert!(batch.stored_bytes > 0);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_watcher_resuming_after_n_misses_nothing_and_repeats_nothing() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(config(&dir, 1)).await;
+    let jobs = random_jobs(2, 400, "resume");
+    let mut client = batches_client(&server.url).await;
+    let batch = create(&mut client, "resume", "", jobs.clone())
+        .await
+        .expect("CreateBatch");
+    // Read a few events while results are still being committed, then hang up.
+    let mut seen = Vec::new();
+    let mut stream = client
+        .watch_batch(pb::WatchBatchRequest {
+            batch_id: batch.id.clone(),
+            after_sequence: 0,
+            follow: true,
+        })
+        .await
+        .expect("WatchBatch")
+        .into_inner();
+    while seen.len() < 37 {
+        seen.push(stream.next().await.expect("an event").expect("not an error"));
+    }
+    drop(stream);
+    let after = seen.len() as u64;
+    seen.extend(watch(&mut client, &batch.id, after, true).await);
+    check_exactly_once(&jobs, &seen);
+    // Without follow on a finished batch: what is committed after N, then the end.
+    let tail = watch(&mut client, &batch.id, 390, false).await;
+    assert_eq!(
+        tail.iter().map(|e| e.sequence).collect::<Vec<_>>(),
+        (391..=400).collect::<Vec<_>>()
+    );
+    assert!(watch(&mut client, &batch.id, 400, false).await.is_empty());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_create_retried_with_the_same_request_id_never_duplicates_a_job() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(config(&dir, 1)).await;
+    let jobs = random_jobs(3, 3000, "retried");
+    let mut client = batches_client(&server.url).await;
+
+    // The first create sends the header and 2,500 jobs, then the connection drops.
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    let mut first = client.clone();
+    let call = tokio::spawn(async move {
+        first
+            .create_batch(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await
+    });
+    tx.send(pb::CreateBatchRequest {
+        item: Some(pb::create_batch_request::Item::Header(pb::BatchHeader {
+            request_id: "retried".into(),
+            name: "broke off".into(),
+        })),
+    })
+    .await
+    .expect("send the header");
+    for job in &jobs[..2500] {
+        tx.send(pb::CreateBatchRequest {
+            item: Some(pb::create_batch_request::Item::Job(job.clone())),
+        })
+        .await
+        .expect("send a job");
+    }
+    // Wait until the first groups are stored, then break the call off.
+    let listed = loop {
+        let page = client
+            .list_batches(pb::ListBatchesRequest::default())
+            .await
+            .expect("ListBatches")
+            .into_inner();
+        if let Some(batch) = page.batches.into_iter().find(|b| b.request_id == "retried")
+            && counts(&batch).jobs >= 2000
+        {
+            break batch;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(listed.state(), pb::BatchState::Open);
+    call.abort();
+    drop(tx);
+    // The server keeps what arrived whole: at least the stored groups, at most what was sent.
+    let broken = wait_for(
+        &mut client,
+        &listed.id,
+        Duration::from_secs(10),
+        "the broken create to be flushed",
+        |b| counts(b).jobs >= 2000,
+    )
+    .await;
+    assert!(counts(&broken).jobs <= 2500);
+
+    // The retry sends everything again, from the first job.
+    let retried = create(&mut client, "retried", "broke off", jobs.clone())
+        .await
+        .expect("the retried create");
+    assert_eq!(retried.id, listed.id, "the same batch");
+    assert_eq!(counts(&retried).jobs, 3000);
+    let events = watch(&mut client, &retried.id, 0, true).await;
+    check_exactly_once(&jobs, &events);
+    // A create retried after it completed returns the batch as it is, adding nothing.
+    let again = create(&mut client, "retried", "broke off", jobs.clone())
+        .await
+        .expect("a create retried after it completed");
+    assert_eq!(again.id, retried.id);
+    assert_eq!(counts(&again).jobs, 3000);
+    assert_eq!(again.state(), pb::BatchState::Done);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn cancel_answers_every_unfinished_job_with_cancelled() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(config(&dir, 1)).await;
+    // One long job first, so that the rest are still queued when the cancel comes.
+    let mut jobs = vec![slow_job("long", 100)];
+    jobs.extend(random_jobs(4, 50, "queued"));
+    let mut client = batches_client(&server.url).await;
+    let batch = create(&mut client, "cancel", "", jobs.clone())
+        .await
+        .expect("CreateBatch");
+    let mut online = Client::connect(&server.url).await.expect("connect");
+    // Wait until the long job runs (the one worker is busy).
+    let start = std::time::Instant::now();
+    while online.info().await.expect("ServerInfo").busy_workers == 0 {
+        assert!(start.elapsed() < Duration::from_secs(20), "the long job starts");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let cancelled = client
+        .cancel_batch(pb::CancelBatchRequest {
+            batch_id: batch.id.clone(),
+        })
+        .await
+        .expect("CancelBatch")
+        .into_inner();
+    assert_eq!(cancelled.state(), pb::BatchState::Cancelled);
+    assert!(cancelled.finish_time_unix_ms > 0);
+    let events = watch(&mut client, &batch.id, 0, true).await;
+    let answers = check_exactly_once(&jobs, &events);
+    match &answers[0].event {
+        Some(pb::job_event::Event::Error(e)) => assert_eq!(e.code, Code::Cancelled as i32),
+        other => panic!("the long job was cancelled, not {other:?}"),
+    }
+    let c = counts(&get(&mut client, &batch.id).await.expect("GetBatch"));
+    assert_eq!(c.finished, 51);
+    assert_eq!(c.ok + c.failed + c.cancelled, 51);
+    assert!(c.cancelled >= 1);
+    // The running job is stopped within a second or so: the worker is free again.
+    let start = std::time::Instant::now();
+    while online.info().await.expect("ServerInfo").busy_workers > 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the cancelled job stops"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Cancelling a finished batch changes nothing.
+    let again = client
+        .cancel_batch(pb::CancelBatchRequest {
+            batch_id: batch.id.clone(),
+        })
+        .await
+        .expect("CancelBatch again")
+        .into_inner();
+    assert_eq!(counts(&again), c);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn delete_while_jobs_run_removes_the_batch() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(config(&dir, 1)).await;
+    let mut jobs = vec![slow_job("long", 100)];
+    jobs.extend(random_jobs(5, 20, "doomed"));
+    let mut client = batches_client(&server.url).await;
+    let batch = create(&mut client, "delete", "", jobs)
+        .await
+        .expect("CreateBatch");
+    let mut online = Client::connect(&server.url).await.expect("connect");
+    let start = std::time::Instant::now();
+    while online.info().await.expect("ServerInfo").busy_workers == 0 {
+        assert!(start.elapsed() < Duration::from_secs(20), "the long job starts");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    client
+        .delete_batch(pb::DeleteBatchRequest {
+            batch_id: batch.id.clone(),
+        })
+        .await
+        .expect("DeleteBatch");
+    let status = get(&mut client, &batch.id).await.expect_err("gone");
+    assert_eq!(status.code(), Code::NotFound, "{status:?}");
+    let status = client
+        .watch_batch(pb::WatchBatchRequest {
+            batch_id: batch.id.clone(),
+            after_sequence: 0,
+            follow: false,
+        })
+        .await
+        .expect_err("no batch to watch");
+    assert_eq!(status.code(), Code::NotFound);
+    let status = client
+        .delete_batch(pb::DeleteBatchRequest {
+            batch_id: batch.id.clone(),
+        })
+        .await
+        .expect_err("deleted already");
+    assert_eq!(status.code(), Code::NotFound);
+    // Its running job is stopped and the worker serves online calls again.
+    let start = std::time::Instant::now();
+    while online.info().await.expect("ServerInfo").busy_workers > 0 {
+        assert!(start.elapsed() < Duration::from_secs(10), "the job stops");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let listed = client
+        .list_batches(pb::ListBatchesRequest::default())
+        .await
+        .expect("ListBatches")
+        .into_inner();
+    assert!(listed.batches.iter().all(|b| b.id != batch.id));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn finished_batches_are_deleted_after_the_retention() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(ServerConfig {
+        batch_retention: 1.0,
+        ..config(&dir, 1)
+    })
+    .await;
+    let mut client = batches_client(&server.url).await;
+    let batch = create(&mut client, "short-lived", "", random_jobs(6, 5, "brief"))
+        .await
+        .expect("CreateBatch");
+    wait_for(
+        &mut client,
+        &batch.id,
+        Duration::from_secs(20),
+        "the batch to finish",
+        is_finished,
+    )
+    .await;
+    let start = std::time::Instant::now();
+    loop {
+        match get(&mut client, &batch.id).await {
+            Err(status) if status.code() == Code::NotFound => break,
+            Ok(_) => {}
+            Err(status) => panic!("GetBatch: {status:?}"),
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the finished batch outlived its retention"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_batch_job_deadline_counts_from_when_a_worker_takes_it() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(config(&dir, 1)).await;
+    // How long one job runs here, alone.
+    let mut online = Client::connect(&server.url).await.expect("connect");
+    let probe = online
+        .solve(slow_job("probe", 24))
+        .await
+        .expect("the probe job");
+    let run_ms = probe.timing.expect("timing").run_ms.max(1.0);
+    // A deadline each job meets by far, but the batch as a whole takes three times as long.
+    let deadline_ms = (run_ms * 20.0).max(300.0) as u64;
+    let count = (3 * deadline_ms) as f64 / run_ms;
+    let count = (count.ceil() as usize).clamp(3, 2000);
+    let jobs: Vec<pb::Job> = (0..count)
+        .map(|i| pb::Job {
+            options: Some(pb::JobOptions {
+                deadline_ms,
+                progress: false,
+            }),
+            ..slow_job(&format!("timed-{i}"), 24)
+        })
+        .collect();
+    let mut client = batches_client(&server.url).await;
+    let batch = create(&mut client, "deadlines", "", jobs.clone())
+        .await
+        .expect("CreateBatch");
+    let answers = check_exactly_once(&jobs, &watch(&mut client, &batch.id, 0, true).await);
+    for event in &answers {
+        assert!(
+            matches!(event.event, Some(pb::job_event::Event::Result(_))),
+            "{count} jobs of {run_ms} ms, deadline {deadline_ms} ms each: {event:?}"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn online_calls_are_answered_while_a_batch_waits() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(config(&dir, 1)).await;
+    let jobs: Vec<pb::Job> = (0..200).map(|i| slow_job(&format!("b{i}"), 16)).collect();
+    let mut client = batches_client(&server.url).await;
+    let batch = create(&mut client, "busy", "", jobs)
+        .await
+        .expect("CreateBatch");
+    wait_for(
+        &mut client,
+        &batch.id,
+        Duration::from_secs(20),
+        "batch work to start",
+        |b| counts(b).finished > 0,
+    )
+    .await;
+    // An online job goes ahead of every batch job still waiting: it is answered while most of
+    // the batch is still to come.
+    let mut online = Client::connect(&server.url).await.expect("connect");
+    for i in 0..5 {
+        online
+            .solve(job(
+                format!("online-{i}"),
+                pb::job::Kind::Count(pb::CountJob {
+                    family: Some(pb::count_job::Family::Necklace(pb::NecklaceCount {
+                        n: 6,
+                        k: 2,
+                    })),
+                    modulus: String::new(),
+                }),
+            ))
+            .await
+            .expect("an online Solve beside a batch");
+        let batch = get(&mut client, &batch.id).await.expect("GetBatch");
+        assert!(
+            counts(&batch).finished < 150,
+            "the online job waited for the batch: {batch:?}"
+        );
+    }
+    client
+        .cancel_batch(pb::CancelBatchRequest {
+            batch_id: batch.id.clone(),
+        })
+        .await
+        .expect("CancelBatch");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn limits_refuse_the_rest_of_a_create_and_seal_what_was_stored() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(ServerConfig {
+        max_batch_jobs: 1500,
+        ..config(&dir, 1)
+    })
+    .await;
+    let jobs = random_jobs(7, 2100, "limited");
+    let mut client = batches_client(&server.url).await;
+    let status = create(&mut client, "limited", "", jobs.clone())
+        .await
+        .expect_err("over --max-batch-jobs");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains("--max-batch-jobs"),
+        "{}",
+        status.message()
+    );
+    // Whole groups are stored or refused: the batch holds the first 1,000 jobs, counted, and
+    // finishes with them.
+    let listed = client
+        .list_batches(pb::ListBatchesRequest::default())
+        .await
+        .expect("ListBatches")
+        .into_inner();
+    let batch = listed
+        .batches
+        .into_iter()
+        .find(|b| b.request_id == "limited")
+        .expect("the batch");
+    let stored = counts(&batch).jobs as usize;
+    assert!(stored <= 1500, "{stored} jobs stored");
+    let events = watch(&mut client, &batch.id, 0, true).await;
+    check_exactly_once(&jobs[..stored], &events);
+    let batch = get(&mut client, &batch.id).await.expect("GetBatch");
+    assert_eq!(batch.state(), pb::BatchState::Done);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn malformed_requests_get_invalid_argument_or_not_found() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(config(&dir, 1)).await;
+    let mut client = batches_client(&server.url).await;
+    // A stream that starts with a job instead of the header.
+    let items = vec![pb::CreateBatchRequest {
+        item: Some(pb::create_batch_request::Item::Job(pb::Job::default())),
+    }];
+    let status = client
+        .create_batch(tokio_stream::iter(items))
+        .await
+        .expect_err("no header");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().starts_with("header"), "{}", status.message());
+    let status = create(&mut client, "", "", vec![])
+        .await
+        .expect_err("an empty request id");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(
+        status.message().starts_with("header.request_id"),
+        "{}",
+        status.message()
+    );
+    let status = get(&mut client, "0123").await.expect_err("no such batch");
+    assert_eq!(status.code(), Code::NotFound);
+    let status = get(&mut client, "").await.expect_err("an empty id");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().starts_with("batch_id"));
+    let status = client
+        .list_batches(pb::ListBatchesRequest {
+            page_size: 10,
+            page_token: "not a token".into(),
+        })
+        .await
+        .expect_err("a bad page token");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().contains("page_token"), "{}", status.message());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn list_pages_through_every_batch_newest_first() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = InProcessServer::start(config(&dir, 1)).await;
+    let mut client = batches_client(&server.url).await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let batch = create(&mut client, &format!("list-{i}"), "", random_jobs(i, 2, "l"))
+            .await
+            .expect("CreateBatch");
+        ids.push(batch.id);
+        // Distinct creation times, so newest-first is a strict order.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let mut listed = Vec::new();
+    let mut token = String::new();
+    loop {
+        let page = client
+            .list_batches(pb::ListBatchesRequest {
+                page_size: 2,
+                page_token: token.clone(),
+            })
+            .await
+            .expect("ListBatches")
+            .into_inner();
+        assert!(page.batches.len() <= 2);
+        listed.extend(page.batches.into_iter().map(|b| b.id));
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        token = page.next_page_token;
+    }
+    ids.reverse();
+    assert_eq!(listed, ids);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_server_without_a_store_says_so() {
+    let server = InProcessServer::start(ServerConfig {
+        workers: Some(1),
+        shutdown_grace: 0.0,
+        ..ServerConfig::default()
+    })
+    .await;
+    let mut client = batches_client(&server.url).await;
+    let status = create(&mut client, "r", "", vec![])
+        .await
+        .expect_err("no store");
+    assert_eq!(status.code(), Code::FailedPrecondition);
+    assert!(status.message().contains("--store"), "{}", status.message());
+    let mut online = Client::connect(&server.url).await.expect("connect");
+    assert_eq!(
+        online.health("orbit.v1.Batches").await.expect("health"),
+        ServingStatus::NotServing
+    );
+    assert_eq!(
+        online.health("orbit.v1.Orbit").await.expect("health"),
+        ServingStatus::Serving
+    );
+    // The online service is unchanged.
+    let result = online
+        .solve(job(
+            "online",
+            pb::job::Kind::Game(pb::GameGraphJob {
+                vertices: 1,
+                edges: vec![],
+                query: vec![],
+            }),
+        ))
+        .await
+        .expect("Solve");
+    match result.result {
+        Some(pb::job_result::Result::Game(game)) => assert_eq!(game.vertices.len(), 1),
+        other => panic!("a game result, not {other:?}"),
+    }
+    server.stop().await;
+}
