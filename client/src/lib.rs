@@ -1,7 +1,8 @@
 //! Rust client for Orbit: a thin wrapper over the generated gRPC client ([`Client`]), how to reach
 //! a server ([`ConnectOptions`]: TLS trust, the bearer token of [`auth`], the message limit), the
-//! expansion of server names into addresses ([`endpoints`]), and a batch spread over several
-//! servers with retries ([`batch`]). It depends on the API crate (`orbit-api`) and tonic only, not
+//! expansion of server names into addresses ([`endpoints`]), a batch spread over several servers
+//! with retries ([`batch`]), and durable batches stored by the server ([`batches`],
+//! [`Client::batches`]). It depends on the API crate (`orbit-api`) and tonic only, not
 //! on the server or the solvers; the `orbit` CLI, its text formats and the embedded server it
 //! starts are the `orbit-cli` crate.
 //!
@@ -28,6 +29,7 @@
 
 pub mod auth;
 pub mod batch;
+pub mod batches;
 pub mod endpoints;
 
 pub use orbit_api::v1 as pb;
@@ -37,6 +39,7 @@ pub use orbit_api::wire::DEFAULT_MAX_MESSAGE_BYTES;
 pub use crate::auth::BearerAuth;
 
 use futures::Stream;
+use orbit_api::v1::batches_client::BatchesClient as RawBatchesClient;
 use orbit_api::v1::orbit_client::OrbitClient;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
@@ -221,6 +224,7 @@ pub type AuthChannel = InterceptedService<Channel, BearerAuth>;
 #[derive(Debug, Clone)]
 pub struct Client {
     orbit: OrbitClient<AuthChannel>,
+    batches: RawBatchesClient<AuthChannel>,
     health: HealthClient<AuthChannel>,
 }
 
@@ -315,10 +319,20 @@ impl Client {
         let orbit = OrbitClient::new(transport.clone())
             .max_decoding_message_size(max_message_bytes)
             .max_encoding_message_size(max_message_bytes);
+        let batches = RawBatchesClient::new(transport.clone())
+            .max_decoding_message_size(max_message_bytes)
+            .max_encoding_message_size(max_message_bytes);
         Self {
             orbit,
+            batches,
             health: HealthClient::new(transport),
         }
+    }
+
+    /// The durable-batch calls (`orbit.v1.Batches`) over the same connection, token and message
+    /// limit; see [`crate::batches`].
+    pub fn batches(&self) -> batches::BatchesClient {
+        batches::BatchesClient::new(self.batches.clone())
     }
 
     /// The generated client, for anything this wrapper does not cover.
