@@ -3,8 +3,8 @@
 //!
 //! Five tasks, all on the async runtime (none runs solver code):
 //! - the claim loop: claims jobs when workers are idle (a lease of `--lease-timeout`), and hands
-//!   each to an idle worker ([`Dispatcher::submit_idle`]); a job claimed more than
-//!   `--max-attempts` times is failed instead; a job that does not decode or validate gets its
+//!   each to an idle worker ([`Dispatcher::submit_idle`]); a job whose replica died under it
+//!   `--max-attempts` times is failed instead (see `suspect_run`); a job that does not decode or validate gets its
 //!   error as its result, like online;
 //! - the writer: commits final events in groups, one transaction per batch, retrying while the
 //!   store is away (the answers wait in memory: at most the jobs this replica holds);
@@ -22,14 +22,14 @@
 //! (the online service's status is not touched).
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use orbit_api::v1 as pb;
 use orbit_worker::SolveError;
 use prost::Message;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Notify, mpsc, watch};
 use tokio::task::JoinHandle;
 use tonic::Code;
 use tonic_health::ServingStatus;
@@ -86,6 +86,13 @@ struct Shared {
     running: Mutex<HashMap<(String, i64), Submitted>>,
     /// Moving average of batch jobs' run times, nanoseconds (decides the prefetch).
     mean_run_ns: AtomicU64,
+    /// Jobs started (or answered at once) whose answers are not committed yet.
+    uncommitted: AtomicUsize,
+    /// A suspect job (see [`suspect_run`]) runs alone: nothing else starts until its answer is
+    /// committed, so that if it kills the replica it takes no other job's run with it.
+    isolating: AtomicBool,
+    /// Signalled by the writer after each commit (an isolated suspect may be done).
+    committed: Notify,
 }
 
 /// The running batch runner of one replica. [`begin_drain`](Self::begin_drain) then
@@ -128,6 +135,9 @@ impl BatchRunner {
             store_up: AtomicBool::new(true),
             running: Mutex::new(HashMap::new()),
             mean_run_ns: AtomicU64::new(u64::MAX),
+            uncommitted: AtomicUsize::new(0),
+            isolating: AtomicBool::new(false),
+            committed: Notify::new(),
         });
         tracing::info!(owner = %shared.owner, store = shared.store.engine(), "batch runner started");
         let (draining, draining_rx) = watch::channel(false);
@@ -269,9 +279,34 @@ async fn claim_loop(
         }
         // Registered before the checks below, so an answer in between still wakes the loop.
         let answered = shared.dispatcher.answered();
-        while shared.dispatcher.idle_workers() > 0 {
+        let committed = shared.committed.notified();
+        while shared.dispatcher.idle_workers() > 0 && !shared.isolating.load(Ordering::SeqCst) {
             let Some(job) = held.pop_front() else { break };
-            start(&shared, job, &answers);
+            if job.attempts <= 1 {
+                start(&shared, job, &answers);
+                continue;
+            }
+            // A suspect waits until every answer before it is committed, then runs alone.
+            if shared.uncommitted.load(Ordering::SeqCst) > 0 {
+                held.push_front(job);
+                break;
+            }
+            match suspect_run(&shared, &job).await {
+                Ok(true) => {
+                    shared.isolating.store(true, Ordering::SeqCst);
+                    start(&shared, job, &answers);
+                }
+                Ok(false) => {
+                    shared.uncommitted.fetch_add(1, Ordering::SeqCst);
+                    let _ = answers.send(attempts_exhausted(job, shared.settings.max_attempts));
+                }
+                Err(e) => {
+                    // The run could not be counted: keep the job and try again later.
+                    shared.store_answered(Err(&e)).await;
+                    held.push_front(job);
+                    break;
+                }
+            }
         }
         let wanted = shared.wanted(held.len());
         let mut wait = POLL_INTERVAL;
@@ -304,6 +339,7 @@ async fn claim_loop(
         }
         tokio::select! {
             () = answered => {}
+            () = committed => {}
             () = tokio::time::sleep(wait) => {}
             _ = draining.changed() => {}
         }
@@ -317,8 +353,10 @@ fn start(shared: &Arc<Shared>, job: ClaimedJob, answers: &mpsc::UnboundedSender<
         position,
         job_id,
         job,
-        attempts,
+        ..
     } = job;
+    // Every path below sends exactly one answer; the writer counts it off when committed.
+    shared.uncommitted.fetch_add(1, Ordering::SeqCst);
     let fail = |id: String, error: ServiceError| Answer::Final {
         batch_id: batch_id.clone(),
         result: NewResult {
@@ -327,19 +365,6 @@ fn start(shared: &Arc<Shared>, job: ClaimedJob, answers: &mpsc::UnboundedSender<
             event: error_event(id, &error).encode_to_vec(),
         },
     };
-    let max_attempts = shared.settings.max_attempts;
-    if attempts > max_attempts as i32 {
-        let event = attempts_exhausted(job_id, max_attempts);
-        let _ = answers.send(Answer::Final {
-            batch_id: batch_id.clone(),
-            result: NewResult {
-                position,
-                outcome: Outcome::Failed,
-                event: event.encode_to_vec(),
-            },
-        });
-        return;
-    }
     let job = match pb::Job::decode(job.as_slice()) {
         Ok(job) => job,
         Err(e) => {
@@ -411,20 +436,51 @@ fn start(shared: &Arc<Shared>, job: ClaimedJob, answers: &mpsc::UnboundedSender<
     }
 }
 
-/// The final event of a job whose runs kept dying.
-fn attempts_exhausted(job_id: String, max_attempts: u32) -> pb::JobEvent {
+/// Whether a claimed job may run, counting the run first when the job is a suspect: one
+/// claimed again after the replica holding it lost it (died, or could not renew its lease).
+///
+/// The first run of a job is not recorded (a write per job would halve the drain rate of tiny
+/// jobs), so a suspect may or may not have run before; each of its later runs is recorded
+/// before it starts. A suspect with `runs + 1 >= --max-attempts` is failed instead of run: its
+/// holders died that many times while it may have been running. A job that was only claimed
+/// ahead by a replica that died (never started) thus spends at most the unrecorded first run.
+/// The claim loop runs a suspect alone, after every earlier answer is committed and before any
+/// other job starts, so a job that kills its replica takes no other job's answer with it.
+async fn suspect_run(shared: &Shared, job: &ClaimedJob) -> Result<bool, StoreError> {
+    if job.attempts <= 1 {
+        return Ok(true);
+    }
+    if i64::from(job.runs) + 1 >= i64::from(shared.settings.max_attempts) {
+        return Ok(false);
+    }
+    shared
+        .store
+        .record_run(&shared.owner, &job.batch_id, job.position)
+        .await?;
+    Ok(true)
+}
+
+/// The final answer of a job whose runs kept dying.
+fn attempts_exhausted(job: ClaimedJob, max_attempts: u32) -> Answer {
     let code = Code::Aborted;
-    pb::JobEvent {
-        id: job_id,
+    let event = pb::JobEvent {
+        id: job.job_id,
         event: Some(pb::job_event::Event::Error(pb::JobError {
             code: code as i32,
             code_name: orbit_api::wire::code_name(code).to_string(),
             message: format!(
-                "the job was started {max_attempts} times (--max-attempts) and each time the \
-                 replica running it stopped before it finished (a crash, a kill, a lost node): \
-                 it is not run again"
+                "the replica running this job stopped before it finished (a crash, a kill, a \
+                 lost node) {max_attempts} times (--max-attempts): it is not run again"
             ),
         })),
+    };
+    Answer::Final {
+        batch_id: job.batch_id,
+        result: NewResult {
+            position: job.position,
+            outcome: Outcome::Failed,
+            event: event.encode_to_vec(),
+        },
     }
 }
 
@@ -470,7 +526,18 @@ async fn write_loop(shared: Arc<Shared>, mut answers: mpsc::UnboundedReceiver<An
                 }
             }
         }
-        match flush(&shared, &mut finals, &mut hand_back).await {
+        let flushed = flush(&shared, &mut finals, &mut hand_back).await;
+        let left = finals.values().map(Vec::len).sum::<usize>() + hand_back.len();
+        if left < pending {
+            let before = shared
+                .uncommitted
+                .fetch_sub(pending - left, Ordering::SeqCst);
+            if before == pending - left {
+                shared.isolating.store(false, Ordering::SeqCst);
+            }
+            shared.committed.notify_one();
+        }
+        match flushed {
             Ok(()) => {
                 shared.store_answered(Ok(())).await;
                 backoff = Duration::from_millis(100);

@@ -142,8 +142,10 @@ pub struct ClaimedJob {
     pub position: i64,
     pub job_id: String,
     pub job: Vec<u8>,
-    /// Claims so far, this one included.
+    /// Claims so far, this one included (a hand-back at a drain takes its claim back).
     pub attempts: i32,
+    /// Runs known to have started (see [`Store::record_run`]).
+    pub runs: i32,
 }
 
 /// How a final event counts in its batch.
@@ -203,16 +205,51 @@ pub fn now_ms() -> i64 {
     i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
 }
 
-/// The migrations of one engine, embedded in the binary.
-fn migrator(sql: &'static str) -> Migrator {
-    Migrator::with_migrations(vec![Migration::new(
-        1,
-        Cow::Borrowed("batches"),
-        MigrationType::Simple,
-        sql.into_sql_str(),
-        false,
-    )])
+/// The migrations of one engine, embedded in the binary, as (version, description, SQL).
+fn migrator(migrations: &[(i64, &'static str, &'static str)]) -> Migrator {
+    Migrator::with_migrations(
+        migrations
+            .iter()
+            .map(|&(version, description, sql)| {
+                Migration::new(
+                    version,
+                    Cow::Borrowed(description),
+                    MigrationType::Simple,
+                    sql.into_sql_str(),
+                    false,
+                )
+            })
+            .collect(),
+    )
 }
+
+/// PostgreSQL's migrations.
+const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "batches",
+        include_str!("../../../migrations/postgres/0001_batches.sql"),
+    ),
+    (
+        2,
+        "batch job runs",
+        include_str!("../../../migrations/postgres/0002_batch_job_runs.sql"),
+    ),
+];
+
+/// SQLite's migrations.
+const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "batches",
+        include_str!("../../../migrations/sqlite/0001_batches.sql"),
+    ),
+    (
+        2,
+        "batch job runs",
+        include_str!("../../../migrations/sqlite/0002_batch_job_runs.sql"),
+    ),
+];
 
 impl Store {
     /// Connects to `url` (`postgres://...`, `postgresql://...` or `sqlite:PATH`, the file created
@@ -223,11 +260,7 @@ impl Store {
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = postgres::connect(url).await?;
-            migrator(include_str!(
-                "../../../migrations/postgres/0001_batches.sql"
-            ))
-            .run(&pool)
-            .await?;
+            migrator(POSTGRES_MIGRATIONS).run(&pool).await?;
             Store::Postgres(pool)
         } else if let Some(path) = url.strip_prefix("sqlite:") {
             if path.is_empty() {
@@ -238,9 +271,7 @@ impl Store {
                 });
             }
             let pool = sqlite::connect(path).await?;
-            migrator(include_str!("../../../migrations/sqlite/0001_batches.sql"))
-                .run(&pool)
-                .await?;
+            migrator(SQLITE_MIGRATIONS).run(&pool).await?;
             Store::Sqlite(pool)
         } else {
             return Err(StoreError::BadUrl {
@@ -371,6 +402,21 @@ impl Store {
         match self {
             Store::Postgres(pool) => postgres::claim(pool, owner, limit, lease_until_ms).await,
             Store::Sqlite(pool) => sqlite::claim(pool, owner, limit, lease_until_ms).await,
+        }
+    }
+
+    /// Counts a run of a job that `owner` is about to start (its `runs`), for a job claimed
+    /// again after its holder lost it: only such runs are recorded (one write each, and rare),
+    /// so that a job merely held by a replica that died spends no attempt.
+    pub async fn record_run(
+        &self,
+        owner: &str,
+        batch_id: &str,
+        position: i64,
+    ) -> Result<(), StoreError> {
+        match self {
+            Store::Postgres(pool) => postgres::record_run(pool, owner, batch_id, position).await,
+            Store::Sqlite(pool) => sqlite::record_run(pool, owner, batch_id, position).await,
         }
     }
 

@@ -233,7 +233,7 @@ pub(super) async fn claim(
          FROM (SELECT batch_id, position FROM batch_jobs \
                WHERE state = 1 AND lease_expires_ms < $4 LIMIT $2 FOR UPDATE SKIP LOCKED) AS picked \
          WHERE j.batch_id = picked.batch_id AND j.position = picked.position \
-         RETURNING j.batch_id, j.position, j.job_id, j.job, j.attempts",
+         RETURNING j.batch_id, j.position, j.job_id, j.job, j.attempts, j.runs",
     )
     .bind(owner)
     .bind(limit)
@@ -249,7 +249,7 @@ pub(super) async fn claim(
              FROM (SELECT batch_id, position FROM batch_jobs \
                    WHERE state = 0 LIMIT $2 FOR UPDATE SKIP LOCKED) AS picked \
              WHERE j.batch_id = picked.batch_id AND j.position = picked.position \
-             RETURNING j.batch_id, j.position, j.job_id, j.job, j.attempts",
+             RETURNING j.batch_id, j.position, j.job_id, j.job, j.attempts, j.runs",
         )
         .bind(owner)
         .bind(rest)
@@ -259,6 +259,21 @@ pub(super) async fn claim(
         claimed.extend(queued);
     }
     Ok(claimed)
+}
+
+pub(super) async fn record_run(
+    pool: &PgPool,
+    owner: &str,
+    batch_id: &str,
+    position: i64,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE batch_jobs SET runs = runs + 1 WHERE batch_id = $1 AND position = $2 AND lease_owner = $3")
+        .bind(batch_id)
+        .bind(position)
+        .bind(owner)
+        .execute(pool)
+        .await?;
+    Ok(())
 }
 
 pub(super) async fn renew(

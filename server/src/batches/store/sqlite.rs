@@ -246,7 +246,7 @@ pub(super) async fn claim(
         "UPDATE batch_jobs SET lease_owner = ?, lease_expires_ms = ?, attempts = attempts + 1 \
          WHERE rowid IN (SELECT rowid FROM batch_jobs \
                          WHERE state = 1 AND lease_expires_ms < ? LIMIT ?) \
-         RETURNING batch_id, position, job_id, job, attempts",
+         RETURNING batch_id, position, job_id, job, attempts, runs",
     )
     .bind(owner)
     .bind(lease_until_ms)
@@ -260,7 +260,7 @@ pub(super) async fn claim(
             "UPDATE batch_jobs SET state = 1, lease_owner = ?, lease_expires_ms = ?, \
                attempts = attempts + 1 \
              WHERE rowid IN (SELECT rowid FROM batch_jobs WHERE state = 0 LIMIT ?) \
-             RETURNING batch_id, position, job_id, job, attempts",
+             RETURNING batch_id, position, job_id, job, attempts, runs",
         )
         .bind(owner)
         .bind(lease_until_ms)
@@ -271,6 +271,21 @@ pub(super) async fn claim(
     }
     tx.commit().await?;
     Ok(claimed)
+}
+
+pub(super) async fn record_run(
+    pool: &SqlitePool,
+    owner: &str,
+    batch_id: &str,
+    position: i64,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE batch_jobs SET runs = runs + 1 WHERE batch_id = ? AND position = ? AND lease_owner = ?")
+        .bind(batch_id)
+        .bind(position)
+        .bind(owner)
+        .execute(pool)
+        .await?;
+    Ok(())
 }
 
 pub(super) async fn renew(

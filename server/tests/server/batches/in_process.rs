@@ -9,8 +9,8 @@ use tonic::Code;
 use tonic_health::pb::health_check_response::ServingStatus;
 
 use super::{
-    InProcessServer, assert_same_answers, batches_client, check_exactly_once, counts,
-    create, get, is_finished, job, random_jobs, slow_job, solve_alone, wait_for, watch,
+    InProcessServer, assert_same_answers, batches_client, check_exactly_once, counts, create, get,
+    is_finished, job, random_jobs, slow_job, solve_alone, wait_for, watch,
 };
 
 /// A server with `workers` workers and a batch store in `dir`.
@@ -18,7 +18,10 @@ fn config(dir: &tempfile::TempDir, workers: usize) -> ServerConfig {
     ServerConfig {
         workers: Some(workers),
         shutdown_grace: 0.0,
-        store: Some(format!("sqlite:{}", dir.path().join("batches.db").display())),
+        store: Some(format!(
+            "sqlite:{}",
+            dir.path().join("batches.db").display()
+        )),
         ..ServerConfig::default()
     }
 }
@@ -41,7 +44,12 @@ async fn batch_answers_equal_each_job_solved_alone() {
     assert_eq!(created.name, "mixed kinds");
     assert_eq!(created.request_id, "round-trip");
     assert_eq!(counts(&created).jobs, 300);
-    assert_eq!(created.id.len(), 32, "128 random bits in hexadecimal: {}", created.id);
+    assert_eq!(
+        created.id.len(),
+        32,
+        "128 random bits in hexadecimal: {}",
+        created.id
+    );
 
     let events = watch(&mut client, &created.id, 0, true).await;
     let answers = check_exactly_once(&jobs, &events);
@@ -86,7 +94,13 @@ async fn a_watcher_resuming_after_n_misses_nothing_and_repeats_nothing() {
         .expect("WatchBatch")
         .into_inner();
     while seen.len() < 37 {
-        seen.push(stream.next().await.expect("an event").expect("not an error"));
+        seen.push(
+            stream
+                .next()
+                .await
+                .expect("an event")
+                .expect("not an error"),
+        );
     }
     drop(stream);
     let after = seen.len() as u64;
@@ -193,7 +207,10 @@ async fn cancel_answers_every_unfinished_job_with_cancelled() {
     // Wait until the long job runs (the one worker is busy).
     let start = std::time::Instant::now();
     while online.info().await.expect("ServerInfo").busy_workers == 0 {
-        assert!(start.elapsed() < Duration::from_secs(20), "the long job starts");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the long job starts"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let cancelled = client
@@ -249,7 +266,10 @@ async fn delete_while_jobs_run_removes_the_batch() {
     let mut online = Client::connect(&server.url).await.expect("connect");
     let start = std::time::Instant::now();
     while online.info().await.expect("ServerInfo").busy_workers == 0 {
-        assert!(start.elapsed() < Duration::from_secs(20), "the long job starts");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the long job starts"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     client
@@ -468,7 +488,11 @@ async fn malformed_requests_get_invalid_argument_or_not_found() {
         .await
         .expect_err("no header");
     assert_eq!(status.code(), Code::InvalidArgument);
-    assert!(status.message().starts_with("header"), "{}", status.message());
+    assert!(
+        status.message().starts_with("header"),
+        "{}",
+        status.message()
+    );
     let status = create(&mut client, "", "", vec![])
         .await
         .expect_err("an empty request id");
@@ -491,7 +515,11 @@ async fn malformed_requests_get_invalid_argument_or_not_found() {
         .await
         .expect_err("a bad page token");
     assert_eq!(status.code(), Code::InvalidArgument);
-    assert!(status.message().contains("page_token"), "{}", status.message());
+    assert!(
+        status.message().contains("page_token"),
+        "{}",
+        status.message()
+    );
     server.stop().await;
 }
 
@@ -502,9 +530,14 @@ async fn list_pages_through_every_batch_newest_first() {
     let mut client = batches_client(&server.url).await;
     let mut ids = Vec::new();
     for i in 0..5 {
-        let batch = create(&mut client, &format!("list-{i}"), "", random_jobs(i, 2, "l"))
-            .await
-            .expect("CreateBatch");
+        let batch = create(
+            &mut client,
+            &format!("list-{i}"),
+            "",
+            random_jobs(i, 2, "l"),
+        )
+        .await
+        .expect("CreateBatch");
         ids.push(batch.id);
         // Distinct creation times, so newest-first is a strict order.
         tokio::time::sleep(Duration::from_millis(5)).await;

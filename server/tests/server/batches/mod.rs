@@ -135,7 +135,10 @@ fn check_exactly_once(jobs: &[pb::Job], events: &[pb::BatchEvent]) -> Vec<pb::Jo
         );
         let position = event.position;
         let job = &jobs[usize::try_from(position).expect("position")];
-        assert_eq!(job_event.id, job.id, "the id the job at {position} was sent with");
+        assert_eq!(
+            job_event.id, job.id,
+            "the id the job at {position} was sent with"
+        );
         assert!(
             by_position.insert(position, job_event).is_none(),
             "position {position} answered twice"
@@ -263,7 +266,9 @@ fn random_job(rng: &mut ChaCha8Rng, id: String) -> pb::Job {
                 pb::job::Kind::Puzzle(pb::PuzzleJob {
                     n,
                     edges,
-                    start: Some(pb::Arrangement { tokens: start.clone() }),
+                    start: Some(pb::Arrangement {
+                        tokens: start.clone(),
+                    }),
                     targets: vec![
                         pb::Arrangement { tokens: start },
                         pb::Arrangement { tokens: other },

@@ -105,7 +105,11 @@ impl Postgres {
             .tempdir_in("/tmp")
             .expect("a directory for the cluster");
         let port = free_port();
-        let url = Self::run(&["start", &dir.path().display().to_string(), &port.to_string()]);
+        let url = Self::run(&[
+            "start",
+            &dir.path().display().to_string(),
+            &port.to_string(),
+        ]);
         Self { dir, port, url }
     }
 
@@ -129,7 +133,11 @@ impl Postgres {
     }
 
     fn stop(&self) {
-        Self::run(&["stop", &self.dir.path().display().to_string(), "--immediate"]);
+        Self::run(&[
+            "stop",
+            &self.dir.path().display().to_string(),
+            "--immediate",
+        ]);
     }
 
     fn restart(&self) {
@@ -146,7 +154,11 @@ impl Drop for Postgres {
     fn drop(&mut self) {
         let _ = Command::new("bash")
             .arg(Self::script())
-            .args(["stop", &self.dir.path().display().to_string(), "--immediate"])
+            .args([
+                "stop",
+                &self.dir.path().display().to_string(),
+                "--immediate",
+            ])
             .output();
     }
 }
@@ -252,7 +264,10 @@ async fn a_job_that_kills_its_replica_fails_after_max_attempts() {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    assert_eq!(lives, 3, "two runs of the poison job, each killing its replica");
+    assert_eq!(
+        lives, 3,
+        "two runs of the poison job, each killing its replica"
+    );
     let mut client = batches_client(&replica.url).await;
     let answers = check_exactly_once(&jobs, &watch(&mut client, &finished.id, 0, false).await);
     match &answers[10].event {
@@ -341,14 +356,20 @@ async fn postgres_stopped_for_ten_seconds_pauses_batch_work_and_nothing_is_lost(
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(online.health("").await.expect("health"), ServingStatus::Serving);
+    assert_eq!(
+        online.health("").await.expect("health"),
+        ServingStatus::Serving
+    );
     assert_eq!(
         online.health("orbit.v1.Orbit").await.expect("health"),
         ServingStatus::Serving
     );
     let answer = online.solve(jobs[1].clone()).await;
     assert!(
-        answer.is_ok() || answer.as_ref().is_err_and(|s| s.code() == tonic::Code::InvalidArgument),
+        answer.is_ok()
+            || answer
+                .as_ref()
+                .is_err_and(|s| s.code() == tonic::Code::InvalidArgument),
         "online calls go on: {answer:?}"
     );
     let status = get(&mut client, &batch.id).await.expect_err("no store");
