@@ -100,6 +100,26 @@ impl Connection {
     }
 }
 
+/// A client of the first `--server` (with `--ca`, `--auth-token-file`, `--max-message-bytes`),
+/// for commands that need a real server and never the embedded one: `orbit batch`, whose batches
+/// must outlive the command. `what` names the command in the error.
+///
+/// # Errors
+/// If no `--server` (nor `ORBIT_SERVER`) was given — before anything is started — or the CA or
+/// token file cannot be read, or the server cannot be reached.
+pub async fn remote_client(args: &GlobalArgs, what: &str) -> anyhow::Result<Client> {
+    let Some(address) = args.server.iter().find(|s| !s.trim().is_empty()) else {
+        anyhow::bail!(
+            "{what} needs --server URL (or ORBIT_SERVER): batches are kept by an orbit-server \
+             with a store; the embedded server this command would start keeps none"
+        );
+    };
+    let options = connect_options(args)?;
+    Client::connect_with(address.trim(), &options)
+        .await
+        .map_err(|e| anyhow::anyhow!(causes(&e)))
+}
+
 /// The connect options `--max-message-bytes`, `--ca` and `--auth-token-file` ask for, for any
 /// `--server` endpoint.
 ///

@@ -11,10 +11,14 @@
 //!   kind's text format (text → protobuf job), its domain → protobuf conversions and its command.
 //! - `text_formats.rs`: the text → job functions of every kind, gathered under one path.
 //! - `solve.rs` (`orbit solve`, JSON lines of any kind), `service.rs` (`orbit health`, `info`).
-//! - `connection.rs` (`--server`s or the embedded server), `unary.rs` (one job through `Solve`),
+//! - `batch.rs` (`orbit batch submit|status|list|results|cancel|delete`: durable batches kept by
+//!   an `orbit-server` with a store; needs `--server`, never starts the embedded server).
+//! - `connection.rs` (`--server`s or the embedded server; `remote_client`, the first `--server`
+//!   only), `unary.rs` (one job through `Solve`),
 //!   `input.rs` (reading a file or stdin, printing a status).
 //! - `embedded.rs`: an Orbit server in this process on a loopback port.
 
+mod batch;
 mod connection;
 pub mod embedded;
 mod input;
@@ -98,11 +102,18 @@ pub enum Command {
     },
     /// Print a server's ServerInfo (version, workers, queue, limits, job kinds) as JSON.
     Info,
+    /// Durable batches kept by the server (`orbit.v1.Batches`): submit, then come back for the
+    /// results. Needs --server: the embedded server keeps no batches.
+    Batch(batch::BatchArgs),
 }
 
 /// Runs one command; the exit code says whether every job succeeded.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let Cli { global, command } = cli;
+    // Before `Connection::open`: never the embedded server, which keeps no batches.
+    if let Command::Batch(args) = command {
+        return batch::run(args, &global).await;
+    }
     let connection = connection::Connection::open(&global).await?;
     let mut client = connection.client().clone();
     let outcome = match command {
@@ -110,6 +121,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Kind(command) => kinds::run(command, &connection, &global).await,
         Command::Health { service } => service::health(&mut client, &service).await,
         Command::Info => service::info(&mut client).await,
+        Command::Batch(_) => unreachable!("dispatched above"),
     };
     connection.close().await;
     outcome

@@ -245,7 +245,7 @@ impl Answered {
 
 /// The id of a line that failed to parse as a job: its `"id"` if it is JSON with one, else
 /// `line N`.
-fn line_id(line: &str, number: usize) -> String {
+pub(crate) fn line_id(line: &str, number: usize) -> String {
     serde_json::from_str::<serde_json::Value>(line)
         .ok()
         .and_then(|v| v.get("id").and_then(|id| id.as_str()).map(str::to_string))
@@ -253,7 +253,7 @@ fn line_id(line: &str, number: usize) -> String {
 }
 
 /// A bar on stderr when it is a terminal; hidden otherwise.
-fn progress_bar(len: usize) -> ProgressBar {
+pub(crate) fn progress_bar(len: usize) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
