@@ -6,55 +6,10 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tonic::Code;
 use tonic_health::pb::health_check_response::ServingStatus;
 
-/// A server on a loopback port with its shutdown trigger.
-struct TestServer {
-    url: String,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<anyhow::Result<()>>,
-}
-
-impl TestServer {
-    async fn start(config: ServerConfig) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind loopback");
-        let url = format!("http://{}", listener.local_addr().expect("bound"));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(orbit_server::run(listener, config, async {
-            let _ = stopped.await;
-        }));
-        Self {
-            url,
-            stop: Some(stop),
-            task,
-        }
-    }
-
-    async fn client(&self) -> Client {
-        Client::connect(&self.url).await.expect("connect")
-    }
-
-    fn begin_shutdown(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-
-    async fn stop(mut self) {
-        self.begin_shutdown();
-        tokio::time::timeout(Duration::from_secs(30), self.task)
-            .await
-            .expect("server stops in time")
-            .expect("server task")
-            .expect("server returns Ok");
-    }
-}
+use crate::common::TestServer;
 
 fn config(workers: usize, queue: usize) -> ServerConfig {
     ServerConfig {

@@ -1,51 +1,16 @@
 //! The `orbit-server` binary as an operator runs it: JSON logs with one span per job, and SIGTERM
 //! draining to a clean exit 0.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use orbit_client::{Client, pb};
 
-/// Starts the binary on a free loopback port; returns the child, its URL and its stderr lines.
+/// Starts the binary on a free loopback port (no batch store); returns the child, its URL and
+/// its stderr lines.
 fn spawn_server(extra: &[&str]) -> (Child, String, mpsc::Receiver<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_orbit-server"))
-        // No batch store: these tests are about the online service, and must not write under $HOME.
-        .env("ORBIT_STORE", "none")
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--log-format",
-            "json",
-            "--workers",
-            "1",
-        ])
-        .args(extra)
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn orbit-server");
-    let stderr = child.stderr.take().expect("piped stderr");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let url = loop {
-        let line = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the server logs its address");
-        let v: serde_json::Value = serde_json::from_str(&line).expect("JSON log line");
-        if let Some(addr) = v["fields"]["local"].as_str() {
-            break format!("http://{addr}");
-        }
-    };
-    (child, url, rx)
+    crate::common::spawn_orbit_server(None, extra)
 }
 
 fn sigterm(child: &Child) {

@@ -4,40 +4,16 @@
 //! event, with the right answer.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 use num_bigint::BigUint;
 use orbit_client::batch::{BatchEndpoint, BatchEvent, BatchOptions, solve_batch};
 use orbit_client::{Client, pb};
 
-/// Starts `orbit-server` on a free loopback port; returns the child and its URL.
+/// Starts `orbit-server` on a free loopback port (no batch store); returns the child and its URL.
 fn spawn_server() -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_orbit-server"))
-        // No batch store: these tests are about the online service, and must not write under $HOME.
-        .env("ORBIT_STORE", "none")
-        .args(["--listen", "127.0.0.1:0", "--log-format", "json"])
-        .args(["--workers", "1", "--shutdown-grace", "0"])
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn orbit-server");
-    let stderr = child.stderr.take().expect("piped stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .expect("the server logs its address before anything else")
-            .expect("readable stderr");
-        let v: serde_json::Value = serde_json::from_str(&line).expect("JSON log line");
-        if let Some(addr) = v["fields"]["local"].as_str() {
-            break format!("http://{addr}");
-        }
-    };
-    // Keep draining the log so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines.map_while(Result::ok) {});
+    let (child, url, _logs) = crate::common::spawn_orbit_server(None, &["--shutdown-grace", "0"]);
     (child, url)
 }
 

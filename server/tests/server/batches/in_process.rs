@@ -8,9 +8,11 @@ use orbit_server::ServerConfig;
 use tonic::Code;
 use tonic_health::pb::health_check_response::ServingStatus;
 
+use crate::common::TestServer;
+
 use super::{
-    InProcessServer, assert_same_answers, batches_client, check_exactly_once, counts, create, get,
-    is_finished, job, random_jobs, slow_job, solve_alone, wait_for, watch,
+    assert_same_answers, batches_client, check_exactly_once, counts, create, get, is_finished, job,
+    random_jobs, slow_job, solve_alone, wait_for, watch,
 };
 
 /// A server with `workers` workers and a batch store in `dir`.
@@ -29,7 +31,7 @@ fn config(dir: &tempfile::TempDir, workers: usize) -> ServerConfig {
 #[tokio::test]
 async fn batch_answers_equal_each_job_solved_alone() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(config(&dir, 2)).await;
+    let server = TestServer::start(config(&dir, 2)).await;
     let mut jobs = random_jobs(1, 300, "mixed");
     // Ids need not be unique or present: each job is answered by position.
     jobs[10].id = "same".into();
@@ -76,7 +78,7 @@ async fn batch_answers_equal_each_job_solved_alone() {
 #[tokio::test]
 async fn a_watcher_resuming_after_n_misses_nothing_and_repeats_nothing() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(config(&dir, 1)).await;
+    let server = TestServer::start(config(&dir, 1)).await;
     let jobs = random_jobs(2, 400, "resume");
     let mut client = batches_client(&server.url).await;
     let batch = create(&mut client, "resume", "", jobs.clone())
@@ -119,7 +121,7 @@ async fn a_watcher_resuming_after_n_misses_nothing_and_repeats_nothing() {
 #[tokio::test]
 async fn a_create_retried_with_the_same_request_id_never_duplicates_a_job() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(config(&dir, 1)).await;
+    let server = TestServer::start(config(&dir, 1)).await;
     let jobs = random_jobs(3, 3000, "retried");
     let mut client = batches_client(&server.url).await;
 
@@ -195,7 +197,7 @@ async fn a_create_retried_with_the_same_request_id_never_duplicates_a_job() {
 #[tokio::test]
 async fn cancel_answers_every_unfinished_job_with_cancelled() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(config(&dir, 1)).await;
+    let server = TestServer::start(config(&dir, 1)).await;
     // One long job first, so that the rest are still queued when the cancel comes.
     let mut jobs = vec![slow_job("long", 100)];
     jobs.extend(random_jobs(4, 50, "queued"));
@@ -205,14 +207,13 @@ async fn cancel_answers_every_unfinished_job_with_cancelled() {
         .expect("CreateBatch");
     let mut online = Client::connect(&server.url).await.expect("connect");
     // Wait until the long job runs (the one worker is busy).
-    let start = std::time::Instant::now();
-    while online.info().await.expect("ServerInfo").busy_workers == 0 {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the long job starts"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_busy(
+        &mut online,
+        true,
+        Duration::from_secs(20),
+        "the long job starts",
+    )
+    .await;
     let cancelled = client
         .cancel_batch(pb::CancelBatchRequest {
             batch_id: batch.id.clone(),
@@ -233,14 +234,13 @@ async fn cancel_answers_every_unfinished_job_with_cancelled() {
     assert_eq!(c.ok + c.failed + c.cancelled, 51);
     assert!(c.cancelled >= 1);
     // The running job is stopped within a second or so: the worker is free again.
-    let start = std::time::Instant::now();
-    while online.info().await.expect("ServerInfo").busy_workers > 0 {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the cancelled job stops"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_busy(
+        &mut online,
+        false,
+        Duration::from_secs(10),
+        "the cancelled job stops",
+    )
+    .await;
     // Cancelling a finished batch changes nothing.
     let again = client
         .cancel_batch(pb::CancelBatchRequest {
@@ -256,7 +256,7 @@ async fn cancel_answers_every_unfinished_job_with_cancelled() {
 #[tokio::test]
 async fn delete_while_jobs_run_removes_the_batch() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(config(&dir, 1)).await;
+    let server = TestServer::start(config(&dir, 1)).await;
     let mut jobs = vec![slow_job("long", 100)];
     jobs.extend(random_jobs(5, 20, "doomed"));
     let mut client = batches_client(&server.url).await;
@@ -264,14 +264,13 @@ async fn delete_while_jobs_run_removes_the_batch() {
         .await
         .expect("CreateBatch");
     let mut online = Client::connect(&server.url).await.expect("connect");
-    let start = std::time::Instant::now();
-    while online.info().await.expect("ServerInfo").busy_workers == 0 {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the long job starts"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_busy(
+        &mut online,
+        true,
+        Duration::from_secs(20),
+        "the long job starts",
+    )
+    .await;
     client
         .delete_batch(pb::DeleteBatchRequest {
             batch_id: batch.id.clone(),
@@ -297,11 +296,7 @@ async fn delete_while_jobs_run_removes_the_batch() {
         .expect_err("deleted already");
     assert_eq!(status.code(), Code::NotFound);
     // Its running job is stopped and the worker serves online calls again.
-    let start = std::time::Instant::now();
-    while online.info().await.expect("ServerInfo").busy_workers > 0 {
-        assert!(start.elapsed() < Duration::from_secs(10), "the job stops");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_busy(&mut online, false, Duration::from_secs(10), "the job stops").await;
     let listed = client
         .list_batches(pb::ListBatchesRequest::default())
         .await
@@ -314,7 +309,7 @@ async fn delete_while_jobs_run_removes_the_batch() {
 #[tokio::test]
 async fn finished_batches_are_deleted_after_the_retention() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(ServerConfig {
+    let server = TestServer::start(ServerConfig {
         batch_retention: 1.0,
         ..config(&dir, 1)
     })
@@ -350,7 +345,7 @@ async fn finished_batches_are_deleted_after_the_retention() {
 #[tokio::test]
 async fn a_batch_job_deadline_counts_from_when_a_worker_takes_it() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(config(&dir, 1)).await;
+    let server = TestServer::start(config(&dir, 1)).await;
     // How long one job runs here, alone.
     let mut online = Client::connect(&server.url).await.expect("connect");
     let probe = online
@@ -388,7 +383,7 @@ async fn a_batch_job_deadline_counts_from_when_a_worker_takes_it() {
 #[tokio::test]
 async fn online_calls_are_answered_while_a_batch_waits() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(config(&dir, 1)).await;
+    let server = TestServer::start(config(&dir, 1)).await;
     let jobs: Vec<pb::Job> = (0..200).map(|i| slow_job(&format!("b{i}"), 16)).collect();
     let mut client = batches_client(&server.url).await;
     let batch = create(&mut client, "busy", "", jobs)
@@ -437,7 +432,7 @@ async fn online_calls_are_answered_while_a_batch_waits() {
 #[tokio::test]
 async fn limits_refuse_the_rest_of_a_create_and_seal_what_was_stored() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(ServerConfig {
+    let server = TestServer::start(ServerConfig {
         max_batch_jobs: 1500,
         ..config(&dir, 1)
     })
@@ -477,7 +472,7 @@ async fn limits_refuse_the_rest_of_a_create_and_seal_what_was_stored() {
 #[tokio::test]
 async fn malformed_requests_get_invalid_argument_or_not_found() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(config(&dir, 1)).await;
+    let server = TestServer::start(config(&dir, 1)).await;
     let mut client = batches_client(&server.url).await;
     // A stream that starts with a job instead of the header.
     let items = vec![pb::CreateBatchRequest {
@@ -526,7 +521,7 @@ async fn malformed_requests_get_invalid_argument_or_not_found() {
 #[tokio::test]
 async fn list_pages_through_every_batch_newest_first() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let server = InProcessServer::start(config(&dir, 1)).await;
+    let server = TestServer::start(config(&dir, 1)).await;
     let mut client = batches_client(&server.url).await;
     let mut ids = Vec::new();
     for i in 0..5 {
@@ -567,7 +562,7 @@ async fn list_pages_through_every_batch_newest_first() {
 
 #[tokio::test]
 async fn a_server_without_a_store_says_so() {
-    let server = InProcessServer::start(ServerConfig {
+    let server = TestServer::start(ServerConfig {
         workers: Some(1),
         shutdown_grace: 0.0,
         ..ServerConfig::default()
@@ -605,4 +600,13 @@ async fn a_server_without_a_store_says_so() {
         other => panic!("a game result, not {other:?}"),
     }
     server.stop().await;
+}
+
+/// Polls `ServerInfo` until a worker is busy (`busy`) or every worker is idle (`!busy`).
+async fn wait_busy(online: &mut Client, busy: bool, limit: Duration, what: &str) {
+    let start = std::time::Instant::now();
+    while (online.info().await.expect("ServerInfo").busy_workers > 0) != busy {
+        assert!(start.elapsed() < limit, "{what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }

@@ -17,9 +17,6 @@ use orbit_api::v1::batches_client::BatchesClient;
 use orbit_client::{Client, pb};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tonic::Status;
 use tonic::transport::Channel;
 
@@ -315,46 +312,4 @@ fn slow_job(id: &str, n: usize) -> pb::Job {
             queries: vec![],
         }),
     )
-}
-
-/// A server in this process on a loopback port, with its shutdown trigger.
-struct InProcessServer {
-    url: String,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<anyhow::Result<()>>,
-}
-
-impl InProcessServer {
-    async fn start(config: orbit_server::ServerConfig) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind loopback");
-        let url = format!("http://{}", listener.local_addr().expect("bound"));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(orbit_server::run(listener, config, async {
-            let _ = stopped.await;
-        }));
-        // The store is opened before serving: wait until the server answers.
-        let start = std::time::Instant::now();
-        while Client::connect(&url).await.is_err() {
-            assert!(start.elapsed() < Duration::from_secs(30), "server starts");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        Self {
-            url,
-            stop: Some(stop),
-            task,
-        }
-    }
-
-    async fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        tokio::time::timeout(Duration::from_secs(30), self.task)
-            .await
-            .expect("server stops in time")
-            .expect("server task")
-            .expect("server returns Ok");
-    }
 }

@@ -5,10 +5,8 @@
 //! PostgreSQL comes from `.ci/postgres` (Debian's postgresql package, a throwaway cluster in a
 //! temporary directory on a free loopback port).
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use orbit_client::{Client, pb};
@@ -26,38 +24,13 @@ struct Replica {
 }
 
 impl Replica {
-    /// Starts `orbit-server --store STORE` with one worker on a free loopback port and waits
-    /// until it serves.
+    /// Starts `orbit-server --store STORE` with one worker on a free loopback port.
     fn spawn(store: &str, extra: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_orbit-server"))
-            .args(["--listen", "127.0.0.1:0", "--log-format", "json"])
-            .args(["--workers", "1", "--shutdown-grace", "0"])
-            .args(["--store", store])
-            .args(extra)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn orbit-server");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (tx, rx) = mpsc::channel();
-        // Reads the log to the end, so that the server never blocks on a full pipe.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        let url = loop {
-            let line = rx
-                .recv_timeout(Duration::from_secs(60))
-                .expect("the server logs its address");
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
-                continue;
-            };
-            if let Some(address) = v["fields"]["local"].as_str() {
-                break format!("http://{address}");
-            }
-        };
+        let flags: Vec<&str> = ["--shutdown-grace", "0"]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
+        let (child, url, _logs) = crate::common::spawn_orbit_server(Some(store), &flags);
         Self { child, url }
     }
 
