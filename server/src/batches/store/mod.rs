@@ -41,7 +41,8 @@ pub enum StoreError {
     /// No batch with that id.
     #[error("no batch {0}")]
     NotFound(String),
-    /// The create names a request id whose batch can take no more jobs.
+    /// The create names a request id whose batch can take no more jobs (cancelled, or deleted:
+    /// the request ids of deleted batches are kept for one more `--batch-retention`).
     #[error("batch {batch_id} of request id '{request_id}' is {state} and takes no more jobs")]
     Closed {
         batch_id: String,
@@ -235,6 +236,11 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
         "batch job runs",
         include_str!("../../../migrations/postgres/0002_batch_job_runs.sql"),
     ),
+    (
+        3,
+        "deleted batches",
+        include_str!("../../../migrations/postgres/0003_deleted_batches.sql"),
+    ),
 ];
 
 /// SQLite's migrations.
@@ -248,6 +254,11 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
         2,
         "batch job runs",
         include_str!("../../../migrations/sqlite/0002_batch_job_runs.sql"),
+    ),
+    (
+        3,
+        "deleted batches",
+        include_str!("../../../migrations/sqlite/0003_deleted_batches.sql"),
     ),
 ];
 
@@ -298,7 +309,8 @@ impl Store {
         }
     }
 
-    /// The batch of `request_id`, created (open, with id `new_id`) if there is none.
+    /// The batch of `request_id`, created (open, with id `new_id`) if there is none and there
+    /// was none lately ([`StoreError::Closed`] if it was deleted).
     pub async fn open_batch(
         &self,
         new_id: &str,
@@ -383,7 +395,8 @@ impl Store {
         }
     }
 
-    /// Deletes the batch with its jobs and results; whether it existed.
+    /// Deletes the batch with its jobs and results, keeping its request id (see
+    /// [`StoreError::Closed`]); whether it existed.
     pub async fn delete(&self, batch_id: &str) -> Result<bool, StoreError> {
         match self {
             Store::Postgres(pool) => postgres::delete(pool, batch_id).await,
@@ -458,7 +471,8 @@ impl Store {
         }
     }
 
-    /// Deletes the batches that finished before `before_ms`; how many.
+    /// Deletes the batches that finished before `before_ms`, keeping their request ids, and
+    /// forgets the request ids of batches deleted before `before_ms`; how many batches.
     pub async fn expire(&self, before_ms: i64) -> Result<u64, StoreError> {
         match self {
             Store::Postgres(pool) => postgres::expire(pool, before_ms).await,
@@ -537,6 +551,20 @@ fn sealed_already(batch: Option<BatchRecord>, batch_id: &str) -> Result<BatchRec
             state: state::name(batch.state),
         }),
         Some(batch) => Ok(batch),
+    }
+}
+
+/// What a create naming the request id of a deleted batch gets: `gone` is the deleted batch's
+/// id, if the store still remembers it.
+fn deleted_already(request_id: &str, gone: Option<String>) -> StoreError {
+    match gone {
+        Some(batch_id) => StoreError::Closed {
+            batch_id,
+            request_id: request_id.to_string(),
+            state: "deleted",
+        },
+        // Deleted and forgotten between two statements: a retention of almost nothing.
+        None => StoreError::NotFound(format!("of request id '{request_id}'")),
     }
 }
 

@@ -10,7 +10,7 @@ use sqlx::postgres::PgPoolOptions;
 
 use super::{
     BatchLimits, BatchRecord, ClaimedJob, JobCounts, NewJob, NewResult, Outcome, StoreError,
-    StoredResult, new_jobs, now_ms, sealed_already, state, stopped_of,
+    StoredResult, deleted_already, new_jobs, now_ms, sealed_already, state, stopped_of,
 };
 
 /// Connections per replica: the claim loop, the result writer, the lease renewer, and RPCs.
@@ -37,8 +37,11 @@ pub(super) async fn open_batch(
     request_id: &str,
     name: &str,
 ) -> Result<BatchRecord, StoreError> {
+    // Not for a request id of a deleted batch: the guard and the insert are one statement.
     sqlx::query(
-        "INSERT INTO batches (id, request_id, name, state, create_ms) VALUES ($1, $2, $3, $4, $5) \
+        "INSERT INTO batches (id, request_id, name, state, create_ms) \
+         SELECT $1, $2, $3, $4, $5 \
+         WHERE NOT EXISTS (SELECT 1 FROM deleted_batches WHERE request_id = $6) \
          ON CONFLICT (request_id) DO NOTHING",
     )
     .bind(new_id)
@@ -46,14 +49,24 @@ pub(super) async fn open_batch(
     .bind(name)
     .bind(state::OPEN)
     .bind(now_ms())
+    .bind(request_id)
     .execute(pool)
     .await?;
-    Ok(
-        sqlx::query_as::<_, BatchRecord>("SELECT * FROM batches WHERE request_id = $1")
-            .bind(request_id)
-            .fetch_one(pool)
-            .await?,
-    )
+    let batch: Option<BatchRecord> = sqlx::query_as("SELECT * FROM batches WHERE request_id = $1")
+        .bind(request_id)
+        .fetch_optional(pool)
+        .await?;
+    match batch {
+        Some(batch) => Ok(batch),
+        None => {
+            let gone: Option<String> =
+                sqlx::query_scalar("SELECT batch_id FROM deleted_batches WHERE request_id = $1")
+                    .bind(request_id)
+                    .fetch_optional(pool)
+                    .await?;
+            Err(deleted_already(request_id, gone))
+        }
+    }
 }
 
 pub(super) async fn append_jobs(
@@ -212,10 +225,21 @@ pub(super) async fn cancel(
 }
 
 pub(super) async fn delete(pool: &PgPool, batch_id: &str) -> Result<bool, StoreError> {
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO deleted_batches (request_id, batch_id, deleted_ms) \
+         SELECT request_id, id, $2 FROM batches WHERE id = $1 \
+         ON CONFLICT (request_id) DO NOTHING",
+    )
+    .bind(batch_id)
+    .bind(now_ms())
+    .execute(&mut *tx)
+    .await?;
     let done = sqlx::query("DELETE FROM batches WHERE id = $1")
         .bind(batch_id)
-        .execute(pool)
+        .execute(&mut *tx)
         .await?;
+    tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }
 
@@ -391,10 +415,25 @@ pub(super) async fn stopped(
 }
 
 pub(super) async fn expire(pool: &PgPool, before_ms: i64) -> Result<u64, StoreError> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("DELETE FROM deleted_batches WHERE deleted_ms < $1")
+        .bind(before_ms)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO deleted_batches (request_id, batch_id, deleted_ms) \
+         SELECT request_id, id, $2 FROM batches WHERE finish_ms > 0 AND finish_ms < $1 \
+         ON CONFLICT (request_id) DO NOTHING",
+    )
+    .bind(before_ms)
+    .bind(now_ms())
+    .execute(&mut *tx)
+    .await?;
     let done = sqlx::query("DELETE FROM batches WHERE finish_ms > 0 AND finish_ms < $1")
         .bind(before_ms)
-        .execute(pool)
+        .execute(&mut *tx)
         .await?;
+    tx.commit().await?;
     Ok(done.rows_affected())
 }
 

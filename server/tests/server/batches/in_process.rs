@@ -260,7 +260,7 @@ async fn delete_while_jobs_run_removes_the_batch() {
     let mut jobs = vec![slow_job("long", 100)];
     jobs.extend(random_jobs(5, 20, "doomed"));
     let mut client = batches_client(&server.url).await;
-    let batch = create(&mut client, "delete", "", jobs)
+    let batch = create(&mut client, "delete", "", jobs.clone())
         .await
         .expect("CreateBatch");
     let mut online = Client::connect(&server.url).await.expect("connect");
@@ -303,6 +303,15 @@ async fn delete_while_jobs_run_removes_the_batch() {
         .expect("ListBatches")
         .into_inner();
     assert!(listed.batches.iter().all(|b| b.id != batch.id));
+    // A create retried with the deleted batch's request id is refused, not run again.
+    let status = create(&mut client, "delete", "", jobs)
+        .await
+        .expect_err("the request id of a deleted batch");
+    assert_eq!(status.code(), Code::FailedPrecondition, "{status:?}");
+    assert!(
+        status.message().contains(&batch.id) && status.message().contains("deleted"),
+        "{status:?}"
+    );
     server.stop().await;
 }
 
