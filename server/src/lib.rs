@@ -182,16 +182,22 @@ pub async fn run_on(
         .set_service_status(batches::SERVICE_NAME, batches_status)
         .await;
     let batch_settings = config.batch_settings();
-    let batches_service =
-        BatchesServer::new(BatchesService::new(store.clone(), batch_settings.limits))
-            .max_decoding_message_size(config.max_message_bytes)
-            .max_encoding_message_size(config.max_message_bytes);
+    // Jobs stored by a create on this replica wake its runner at once (other replicas poll).
+    let jobs_stored = Arc::new(tokio::sync::Notify::new());
+    let batches_service = BatchesServer::new(BatchesService::new(
+        store.clone(),
+        batch_settings.limits,
+        Arc::clone(&jobs_stored),
+    ))
+    .max_decoding_message_size(config.max_message_bytes)
+    .max_encoding_message_size(config.max_message_bytes);
     let runner = store.map(|store| {
         BatchRunner::start(
             store,
             Arc::clone(&dispatcher),
             batch_settings,
             health.clone(),
+            jobs_stored,
         )
     });
 

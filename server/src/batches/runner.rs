@@ -22,6 +22,8 @@
 //! (the online service's status is not touched).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -52,10 +54,13 @@ const JANITOR_INTERVAL: Duration = Duration::from_secs(5);
 const WRITE_GROUP: usize = 2000;
 /// Jobs held ahead of the workers when jobs are tiny (see [`TINY_JOB`]): one claim round trip
 /// then feeds the workers for a while, instead of one round trip per job.
-const TINY_PREFETCH: usize = 512;
-/// Jobs that ran shorter than this on average count as tiny. Longer jobs are claimed only as
-/// workers fall idle, so a replica never sits on jobs another replica could be running.
+const TINY_PREFETCH: usize = 2048;
+/// Jobs that ran shorter than this on average count as tiny.
 const TINY_JOB: Duration = Duration::from_millis(5);
+/// Jobs that ran shorter than this on average are short: one more is held for each worker.
+/// Longer jobs are claimed only as workers fall idle, so a replica never sits on a long job
+/// that another replica could be running.
+const SHORT_JOB: Duration = Duration::from_secs(1);
 /// Longest wait between retries while the store is away.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// How long a drain waits for the last answers to be committed.
@@ -93,6 +98,8 @@ struct Shared {
     isolating: AtomicBool,
     /// Signalled by the writer after each commit (an isolated suspect may be done).
     committed: Notify,
+    /// Signalled by this replica's creates when they store jobs.
+    jobs_stored: Arc<Notify>,
 }
 
 /// The running batch runner of one replica. [`begin_drain`](Self::begin_drain) then
@@ -125,6 +132,7 @@ impl BatchRunner {
         dispatcher: Arc<Dispatcher>,
         settings: BatchSettings,
         health: HealthReporter,
+        jobs_stored: Arc<Notify>,
     ) -> Self {
         let shared = Arc::new(Shared {
             store,
@@ -138,6 +146,7 @@ impl BatchRunner {
             uncommitted: AtomicUsize::new(0),
             isolating: AtomicBool::new(false),
             committed: Notify::new(),
+            jobs_stored,
         });
         tracing::info!(owner = %shared.owner, store = shared.store.engine(), "batch runner started");
         let (draining, draining_rx) = watch::channel(false);
@@ -233,12 +242,26 @@ impl Shared {
         }
     }
 
-    /// Jobs to hold beyond those running: enough for the idle workers, or a long run of them
-    /// when jobs are tiny.
+    /// Jobs to claim now, given `held` claimed and not started: enough for the idle workers;
+    /// when jobs are short, also one waiting for each worker, so that a worker that finishes
+    /// starts the next job without waiting for a claim's round trip; when they are tiny, a
+    /// long run of them, refilled only once half of it is used (a claim per job would make the
+    /// store's write lock the bottleneck).
     fn wanted(&self, held: usize) -> usize {
         let idle = self.dispatcher.idle_workers();
-        let tiny = self.mean_run_ns.load(Ordering::Relaxed) < TINY_JOB.as_nanos() as u64;
-        let target = if tiny { TINY_PREFETCH.max(idle) } else { idle };
+        let mean = self.mean_run_ns.load(Ordering::Relaxed);
+        if mean < TINY_JOB.as_nanos() as u64 {
+            let target = TINY_PREFETCH.max(idle);
+            if held >= target / 2 {
+                return 0;
+            }
+            return target - held;
+        }
+        let target = if mean < SHORT_JOB.as_nanos() as u64 {
+            idle + self.dispatcher.workers()
+        } else {
+            idle
+        };
         target.saturating_sub(held)
     }
 
@@ -266,15 +289,30 @@ fn owner_name() -> String {
     )
 }
 
+/// A claim on its way: it runs beside the loop, so that a worker falling idle meanwhile still
+/// gets a held job at once.
+type Claiming =
+    Pin<Box<dyn Future<Output = (Instant, Result<Vec<ClaimedJob>, StoreError>)> + Send>>;
+
 async fn claim_loop(
     shared: Arc<Shared>,
     answers: mpsc::UnboundedSender<Answer>,
     mut draining: watch::Receiver<bool>,
 ) -> VecDeque<ClaimedJob> {
     let mut held: VecDeque<ClaimedJob> = VecDeque::new();
+    let mut claiming: Option<Claiming> = None;
+    // No claim before this instant: after a claim that found nothing (`false`: news ends it
+    // early) or one that failed (`true`: the store is away; back off).
+    let mut pause: Option<(tokio::time::Instant, bool)> = None;
     let mut backoff = POLL_INTERVAL;
     loop {
         if *draining.borrow() {
+            // What a claim still on its way brings is handed back with the rest.
+            if let Some(claim) = claiming.take()
+                && let (_, Ok(jobs)) = claim.await
+            {
+                held.extend(jobs);
+            }
             return held;
         }
         // Registered before the checks below, so an answer in between still wakes the loop.
@@ -309,39 +347,57 @@ async fn claim_loop(
             }
         }
         let wanted = shared.wanted(held.len());
-        let mut wait = POLL_INTERVAL;
-        if wanted > 0 {
-            let began = Instant::now();
-            match shared
-                .store
-                .claim(&shared.owner, wanted as i64, shared.lease_until())
-                .await
-            {
-                Ok(jobs) => {
-                    shared.store_answered(Ok(())).await;
-                    backoff = POLL_INTERVAL;
-                    let expired = jobs.iter().filter(|j| j.attempts > 1).count() as u64;
-                    shared
-                        .dispatcher
-                        .metrics()
-                        .batch_claimed(began.elapsed(), expired);
-                    if !jobs.is_empty() {
+        let paused = pause.is_some_and(|(until, _)| tokio::time::Instant::now() < until);
+        if claiming.is_none() && !paused && wanted > 0 {
+            let shared = Arc::clone(&shared);
+            claiming = Some(Box::pin(async move {
+                let began = Instant::now();
+                let claimed = shared
+                    .store
+                    .claim(&shared.owner, wanted as i64, shared.lease_until())
+                    .await;
+                (began, claimed)
+            }));
+        }
+        let next_poll = match pause {
+            Some((until, _)) if paused => until,
+            _ => tokio::time::Instant::now() + POLL_INTERVAL,
+        };
+        // News that may mean work: ends a pause after an empty claim, not one after an error.
+        let mut news = false;
+        tokio::select! {
+            (began, claimed) = async { claiming.as_mut().expect("a claim").await }, if claiming.is_some() => {
+                claiming = None;
+                match claimed {
+                    Ok(jobs) => {
+                        shared.store_answered(Ok(())).await;
+                        backoff = POLL_INTERVAL;
+                        let expired = jobs.iter().filter(|j| j.attempts > 1).count() as u64;
+                        shared
+                            .dispatcher
+                            .metrics()
+                            .batch_claimed(began.elapsed(), expired);
+                        // Nothing queued: ask again at the next poll, or on news.
+                        pause = jobs
+                            .is_empty()
+                            .then(|| (tokio::time::Instant::now() + POLL_INTERVAL, false));
                         held.extend(jobs);
-                        continue;
+                    }
+                    Err(e) => {
+                        shared.store_answered(Err(&e)).await;
+                        pause = Some((tokio::time::Instant::now() + backoff, true));
+                        backoff = (backoff * 2).min(MAX_BACKOFF);
                     }
                 }
-                Err(e) => {
-                    shared.store_answered(Err(&e)).await;
-                    wait = backoff;
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
-                }
             }
-        }
-        tokio::select! {
-            () = answered => {}
-            () = committed => {}
-            () = tokio::time::sleep(wait) => {}
+            () = answered => news = true,
+            () = committed => news = true,
+            () = shared.jobs_stored.notified() => news = true,
+            () = tokio::time::sleep_until(next_poll), if claiming.is_none() => pause = None,
             _ = draining.changed() => {}
+        }
+        if news && matches!(pause, Some((_, false))) {
+            pause = None;
         }
     }
 }

@@ -2,6 +2,7 @@
 //! statuses in `error.rs`; rows become messages in `convert.rs`.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::Stream;
@@ -9,7 +10,9 @@ use orbit_api::v1 as pb;
 use orbit_api::v1::batches_server::Batches;
 use orbit_api::v1::create_batch_request::Item;
 use prost::Message;
-use tokio::sync::mpsc;
+
+use tokio::sync::{Notify, mpsc};
+use tokio::task::JoinHandle;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
@@ -42,12 +45,19 @@ pub struct BatchesService {
     /// `None` on a server without `--store`: every call says so.
     store: Option<Store>,
     limits: BatchLimits,
+    /// Signalled after each group of jobs is stored: this replica's runner claims them at once
+    /// instead of at its next poll.
+    jobs_stored: Arc<Notify>,
 }
 
 impl BatchesService {
     /// A service over `store`.
-    pub fn new(store: Option<Store>, limits: BatchLimits) -> Self {
-        Self { store, limits }
+    pub fn new(store: Option<Store>, limits: BatchLimits, jobs_stored: Arc<Notify>) -> Self {
+        Self {
+            store,
+            limits,
+            jobs_stored,
+        }
     }
 
     fn store(&self) -> Result<&Store, Status> {
@@ -120,6 +130,7 @@ impl Batches for BatchesService {
         }
         let mut appender = Appender {
             store,
+            jobs_stored: &self.jobs_stored,
             batch_id: &batch.id,
             limits: self.limits,
             already: batch.jobs,
@@ -127,6 +138,7 @@ impl Batches for BatchesService {
             group_first: 0,
             group: Vec::new(),
             group_bytes: 0,
+            writing: None,
         };
         loop {
             match inbound.message().await {
@@ -256,6 +268,7 @@ impl Batches for BatchesService {
 /// A create's jobs on their way to the store, in groups.
 struct Appender<'a> {
     store: &'a Store,
+    jobs_stored: &'a Notify,
     batch_id: &'a str,
     limits: BatchLimits,
     /// Jobs the batch held when this create began (a retried create skips them).
@@ -266,6 +279,9 @@ struct Appender<'a> {
     group_first: i64,
     group: Vec<NewJob>,
     group_bytes: usize,
+    /// The previous group's write, while the next group arrives: one write in flight, so that
+    /// receiving and storing overlap (positions follow one another, so never two at once).
+    writing: Option<JoinHandle<Result<i64, StoreError>>>,
 }
 
 impl Appender<'_> {
@@ -285,19 +301,44 @@ impl Appender<'_> {
         self.group_bytes += job.job.len();
         self.group.push(job);
         if self.group.len() >= APPEND_GROUP || self.group_bytes >= APPEND_GROUP_BYTES {
-            self.flush().await?;
+            self.send_group().await?;
         }
         Ok(())
     }
 
+    /// Stores every job received so far.
     async fn flush(&mut self) -> Result<(), Status> {
+        self.send_group().await?;
+        self.wait_written().await
+    }
+
+    /// Starts the group's write once the previous one is done.
+    async fn send_group(&mut self) -> Result<(), Status> {
+        self.wait_written().await?;
         if self.group.is_empty() {
             return Ok(());
         }
-        let appended = self
-            .store
-            .append_jobs(self.batch_id, self.group_first, &self.group, self.limits)
-            .await;
+        let store = self.store.clone();
+        let batch_id = self.batch_id.to_string();
+        let (first, limits) = (self.group_first, self.limits);
+        let group = std::mem::take(&mut self.group);
+        self.group_bytes = 0;
+        // A task, not a future polled here: it goes on while the next jobs are received, and
+        // finishes even if the caller goes away (what it stores, a retry skips).
+        self.writing = Some(tokio::spawn(async move {
+            store.append_jobs(&batch_id, first, &group, limits).await
+        }));
+        Ok(())
+    }
+
+    /// Waits for the write in flight, if any.
+    async fn wait_written(&mut self) -> Result<(), Status> {
+        let Some(writing) = self.writing.take() else {
+            return Ok(());
+        };
+        let appended = writing
+            .await
+            .map_err(|e| Status::internal(format!("storing jobs of the batch failed: {e}")))?;
         if let Err(e @ StoreError::LimitExceeded { .. }) = appended {
             // No later job fits either: the batch is sealed with the jobs it holds, so that it
             // still finishes (a limit is not a reason to leave it open for ever).
@@ -305,8 +346,7 @@ impl Appender<'_> {
             return Err(e.into());
         }
         appended?;
-        self.group.clear();
-        self.group_bytes = 0;
+        self.jobs_stored.notify_one();
         Ok(())
     }
 }

@@ -3,16 +3,20 @@
 //! one write lock at once (a deferred transaction that upgrades later can fail with SQLITE_BUSY
 //! instead of waiting). With one writer at a time, locking the batch row is implicit.
 
+use std::collections::HashSet;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{QueryBuilder, SqlitePool};
 
 use super::{
     BatchLimits, BatchRecord, ClaimedJob, JobCounts, NewJob, NewResult, Outcome, StoreError,
     StoredResult, deleted_already, new_jobs, now_ms, sealed_already, state, stopped_of,
 };
+
+/// Rows per multi-row statement: 4 bound values each, far below SQLite's 32,766 variables.
+const ROWS_PER_STATEMENT: usize = 500;
 
 /// Connections: readers run beside the one writer.
 const MAX_CONNECTIONS: u32 = 4;
@@ -100,16 +104,21 @@ pub(super) async fn append_jobs(
     if new.is_empty() {
         return Ok(batch.jobs);
     }
-    let mut bytes = 0_i64;
-    for (position, job) in (batch.jobs..).zip(new) {
-        sqlx::query("INSERT INTO batch_jobs (batch_id, position, job_id, job) VALUES (?, ?, ?, ?)")
-            .bind(batch_id)
-            .bind(position)
-            .bind(&job.job_id)
-            .bind(&job.job)
-            .execute(&mut *tx)
-            .await?;
-        bytes += job.job.len() as i64;
+    let bytes: i64 = new.iter().map(|j| j.job.len() as i64).sum();
+    let mut positions = batch.jobs..;
+    for chunk in new.chunks(ROWS_PER_STATEMENT) {
+        let mut insert =
+            QueryBuilder::new("INSERT INTO batch_jobs (batch_id, position, job_id, job) ");
+        insert.push_values(
+            chunk.iter().zip(&mut positions),
+            |mut row, (job, position)| {
+                row.push_bind(batch_id)
+                    .push_bind(position)
+                    .push_bind(job.job_id.as_str())
+                    .push_bind(job.job.as_slice());
+            },
+        );
+        insert.build().execute(&mut *tx).await?;
     }
     let count = batch.jobs + new.len() as i64;
     sqlx::query("UPDATE batches SET jobs = ?, stored_bytes = stored_bytes + ? WHERE id = ?")
@@ -361,28 +370,41 @@ pub(super) async fn write_results(
         // Deleted meanwhile: nothing to answer.
         return Ok(0);
     };
+    // A few multi-row statements instead of two per result: each statement is a round trip to
+    // the connection's thread.
+    let mut open = HashSet::with_capacity(results.len());
+    for chunk in results.chunks(ROWS_PER_STATEMENT) {
+        // Only a job that still has no result gets one.
+        let mut delete = QueryBuilder::new("DELETE FROM batch_jobs WHERE batch_id = ");
+        delete.push_bind(batch_id).push(" AND position IN (");
+        let mut positions = delete.separated(", ");
+        for result in chunk {
+            positions.push_bind(result.position);
+        }
+        delete.push(") RETURNING position");
+        let deleted: Vec<i64> = delete.build_query_scalar().fetch_all(&mut *tx).await?;
+        open.extend(deleted);
+    }
+    // In the order given; a position given twice is answered once.
+    let fresh: Vec<&NewResult> = results
+        .iter()
+        .filter(|r| open.remove(&r.position))
+        .collect();
     let mut sequence = batch.last_sequence;
     let mut counts = [0_i64; 3];
-    for result in results {
-        // Only a job that still has no result gets one.
-        let open = sqlx::query("DELETE FROM batch_jobs WHERE batch_id = ? AND position = ?")
-            .bind(batch_id)
-            .bind(result.position)
-            .execute(&mut *tx)
-            .await?;
-        if open.rows_affected() == 0 {
-            continue;
-        }
-        sequence += 1;
-        sqlx::query(
-            "INSERT INTO batch_results (batch_id, sequence, position, event) VALUES (?, ?, ?, ?)",
-        )
-        .bind(batch_id)
-        .bind(sequence)
-        .bind(result.position)
-        .bind(&result.event)
-        .execute(&mut *tx)
-        .await?;
+    for chunk in fresh.chunks(ROWS_PER_STATEMENT) {
+        let mut insert =
+            QueryBuilder::new("INSERT INTO batch_results (batch_id, sequence, position, event) ");
+        insert.push_values(chunk, |mut row, result| {
+            sequence += 1;
+            row.push_bind(batch_id)
+                .push_bind(sequence)
+                .push_bind(result.position)
+                .push_bind(result.event.as_slice());
+        });
+        insert.build().execute(&mut *tx).await?;
+    }
+    for result in &fresh {
         counts[match result.outcome {
             Outcome::Ok => 0,
             Outcome::Failed => 1,
