@@ -554,6 +554,7 @@ pub fn error_event(id: String, status: &Status) -> pb::JobEvent {
             code: status.code() as i32,
             code_name: orbit_api::wire::code_name(status.code()).to_string(),
             message: status.message().to_string(),
+            ..Default::default()
         })),
     }
 }

@@ -313,6 +313,7 @@ pub fn error_event(id: String, e: &ServiceError) -> pb::JobEvent {
             code: code as i32,
             code_name: code_name(code).to_string(),
             message: e.to_string(),
+            ..Default::default()
         })),
     }
 }

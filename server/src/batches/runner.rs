@@ -528,6 +528,7 @@ fn attempts_exhausted(job: ClaimedJob, max_attempts: u32) -> Answer {
                 "the replica running this job stopped before it finished (a crash, a kill, a \
                  lost node) {max_attempts} times (--max-attempts): it is not run again"
             ),
+            ..Default::default()
         })),
     };
     Answer::Final {

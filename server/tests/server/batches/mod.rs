@@ -166,6 +166,7 @@ async fn solve_alone(url: &str, jobs: &[pb::Job]) -> Vec<pb::JobEvent> {
                 code: status.code() as i32,
                 code_name: orbit_api::wire::code_name(status.code()).to_string(),
                 message: status.message().to_string(),
+                ..Default::default()
             }),
         };
         answers.push(answer(&pb::JobEvent {
