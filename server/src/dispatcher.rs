@@ -372,6 +372,20 @@ fn record(
     }
 }
 
+/// The span a stored batch's job runs under: as [`job_span`], but at debug level. Batches come by
+/// the million, and a log line per tiny job costs more than the job (`BENCHMARKS.md`, durable
+/// batches); `RUST_LOG=orbit_server=debug` shows them. Their answers are in the store anyway.
+pub fn batch_job_span(id: &str, kind: &'static str) -> Span {
+    tracing::debug_span!(
+        "job",
+        id = %id,
+        kind,
+        queue_ms = tracing::field::Empty,
+        run_ms = tracing::field::Empty,
+        outcome = tracing::field::Empty
+    )
+}
+
 /// The span every job runs under: id, kind, and fields filled in when it ends.
 pub fn job_span(id: &str, kind: &'static str) -> Span {
     tracing::info_span!(

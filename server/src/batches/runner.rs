@@ -40,7 +40,7 @@ use tonic_health::server::HealthReporter;
 use super::store::{ClaimedJob, NewResult, Outcome, Store, StoreError, now_ms};
 use super::{BatchSettings, SERVICE_NAME};
 use crate::convert::JobRequest;
-use crate::dispatcher::{Dispatcher, Done, Submitted, job_span};
+use crate::dispatcher::{Dispatcher, Done, Submitted, batch_job_span};
 use crate::error::ServiceError;
 use crate::stream::{error_event, final_event};
 
@@ -443,7 +443,7 @@ fn start(shared: &Arc<Shared>, job: ClaimedJob, answers: &mpsc::UnboundedSender<
             return;
         }
     };
-    let span = job_span(&id, spec.kind());
+    let span = batch_job_span(&id, spec.kind());
     let key = (batch_id.clone(), position);
     let max_message_bytes = shared.settings.max_message_bytes;
     let callback_shared = Arc::clone(shared);

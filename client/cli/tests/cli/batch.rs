@@ -508,8 +508,9 @@ fn a_create_finished_with_its_request_id_stores_each_job_once() {
     assert_eq!(batch["requestId"], "again-1");
 
     // A create cut off by killing `orbit` once the server has committed a group of jobs (it
-    // stores them 1,000 at a time; the jobs of a group not yet committed are lost with the
-    // stream), then finished from the whole file: the stored ones are skipped, none twice.
+    // stores what has arrived when the stream pauses; the jobs of a group not yet committed are
+    // lost with the stream), then finished from the whole file: the stored ones are skipped,
+    // none twice.
     let lines: Vec<String> = (0..1500)
         .map(|i| {
             serde_json::json!({"id": format!("n{i}"), "count": {"necklace": {"n": i % 12 + 1, "k": 2}}})

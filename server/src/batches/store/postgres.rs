@@ -249,6 +249,15 @@ pub(super) async fn claim(
     limit: i64,
     lease_until_ms: i64,
 ) -> Result<Vec<ClaimedJob>, StoreError> {
+    // A claim need not wait for the log flush (tens of ms on a slow disk, once per claim): if
+    // PostgreSQL itself crashes before the flush, the claim is lost and the jobs are claimed again,
+    // maybe while this replica still runs them, and the unique result key keeps one answer each.
+    // The attempts counter may then miss one run; a job that kills its replica still reaches
+    // `--max-attempts` on the next runs.
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET LOCAL synchronous_commit = off")
+        .execute(&mut *tx)
+        .await?;
     // Expired leases first (their jobs have waited longest), then queued jobs; two statements
     // because each can use its own partial index.
     let mut claimed: Vec<ClaimedJob> = sqlx::query_as(
@@ -263,7 +272,7 @@ pub(super) async fn claim(
     .bind(limit)
     .bind(lease_until_ms)
     .bind(now_ms())
-    .fetch_all(pool)
+    .fetch_all(&mut *tx)
     .await?;
     let rest = limit - claimed.len() as i64;
     if rest > 0 {
@@ -278,10 +287,11 @@ pub(super) async fn claim(
         .bind(owner)
         .bind(rest)
         .bind(lease_until_ms)
-        .fetch_all(pool)
+        .fetch_all(&mut *tx)
         .await?;
         claimed.extend(queued);
     }
+    tx.commit().await?;
     Ok(claimed)
 }
 

@@ -457,7 +457,8 @@ async fn limits_refuse_the_rest_of_a_create_and_seal_what_was_stored() {
         "{}",
         status.message()
     );
-    // Whole groups are stored or refused: the batch holds the first 1,000 jobs, counted, and
+    // Whole groups are stored or refused: the batch holds the groups stored before the one
+    // that would pass the limit (here none: the 2,100 jobs arrive as one group), counted, and
     // finishes with them.
     let listed = client
         .list_batches(pb::ListBatchesRequest::default())
@@ -618,4 +619,138 @@ async fn wait_busy(online: &mut Client, busy: bool, limit: Duration, what: &str)
         assert!(start.elapsed() < limit, "{what}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// A tmpfs of `bytes` mounted on `path` for as long as it lives (`mount` needs root, as CI has).
+struct SmallFileSystem(std::path::PathBuf);
+
+impl SmallFileSystem {
+    /// `None` when this process may not mount (not root).
+    fn mount(path: &std::path::Path, bytes: u64) -> Option<Self> {
+        std::fs::create_dir_all(path).expect("mount point");
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+            .arg(path)
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then(|| SmallFileSystem(path.to_path_buf()))
+    }
+}
+
+impl Drop for SmallFileSystem {
+    fn drop(&mut self) {
+        // Lazy: the server's last handles may still be closing.
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+/// Fills the file system holding `filler` until a write fails for lack of space, then gives
+/// `leave` bytes back.
+fn fill_leaving(filler: &std::path::Path, leave: u64) {
+    use std::io::Write;
+    let mut file = std::fs::File::create(filler).expect("filler file");
+    let chunk = vec![0xa5u8; 64 << 10];
+    let mut written = 0u64;
+    loop {
+        match file.write(&chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => written += n as u64,
+        }
+    }
+    file.set_len(written.saturating_sub(leave))
+        .expect("shrink the filler");
+}
+
+// Ignored: the refusal, the count and the open state hold, but the retry after the disk has room
+// again fails with UNAVAILABLE "attempted to call begin_with at non-zero transaction depth": a
+// SQLite connection whose write failed with SQLITE_FULL goes back to the pool with sqlx still
+// counting a transaction on it. The store must discard such a connection; until it does, a
+// replica whose disk filled needs a restart. Run with `--ignored` (as root).
+#[tokio::test]
+#[ignore = "a SQLite connection is reused after SQLITE_FULL; see the comment above"]
+async fn a_full_disk_refuses_the_rest_of_a_create_and_counts_only_what_was_stored() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let small = dir.path().join("small");
+    let Some(_mounted) = SmallFileSystem::mount(&small, 64 << 20) else {
+        // Without root there is no way to make a small file system here; CI runs as root.
+        let uid = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Uid:"))
+                    .map(|v| v.split_whitespace().next() == Some("0"))
+            })
+            .unwrap_or(false);
+        assert!(!uid, "running as root, yet mounting a tmpfs failed");
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return;
+    };
+    let server = TestServer::start(ServerConfig {
+        workers: Some(1),
+        shutdown_grace: 0.0,
+        store: Some(format!("sqlite:{}", small.join("batches.db").display())),
+        ..ServerConfig::default()
+    })
+    .await;
+    let filler = small.join("filler");
+    fill_leaving(&filler, 6 << 20);
+
+    // About 13 MB of jobs (games of 2,000 edges, 16 KB each), twice the 6 MiB left: the first
+    // groups are stored, a later one meets the full disk.
+    let jobs: Vec<pb::Job> = (0..800u32)
+        .map(|i| {
+            job(
+                format!("big-{i}"),
+                pb::job::Kind::Game(pb::GameGraphJob {
+                    vertices: 1_000,
+                    edges: (0..2_000u32)
+                        .map(|e| pb::Edge {
+                            from: (e * 7 + i) % 1_000,
+                            to: (e * 13 + 1) % 1_000,
+                        })
+                        .collect(),
+                    query: vec![0],
+                }),
+            )
+        })
+        .collect();
+    let mut client = batches_client(&server.url).await;
+    let status = create(&mut client, "full-disk", "", jobs.clone())
+        .await
+        .expect_err("the disk fills up");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains("full"),
+        "the message says why: {}",
+        status.message()
+    );
+
+    // The batch counts exactly the jobs it holds: what a watcher gets once there is room again.
+    let listed = client
+        .list_batches(pb::ListBatchesRequest::default())
+        .await
+        .expect("ListBatches")
+        .into_inner();
+    let batch = listed
+        .batches
+        .into_iter()
+        .find(|b| b.request_id == "full-disk")
+        .expect("the batch");
+    let stored = counts(&batch).jobs as usize;
+    assert!(stored < jobs.len(), "{stored} jobs stored");
+    assert_eq!(batch.state(), pb::BatchState::Open, "a retry may finish it");
+
+    // Room again: the same request id finishes the create, and every job is answered once.
+    std::fs::remove_file(&filler).expect("free the disk");
+    let finished = create(&mut client, "full-disk", "", jobs.clone())
+        .await
+        .expect("the retried create");
+    assert_eq!(finished.id, batch.id);
+    assert_eq!(counts(&finished).jobs as usize, jobs.len());
+    let events = watch(&mut client, &batch.id, 0, true).await;
+    check_exactly_once(&jobs, &events);
+    server.stop().await;
 }
