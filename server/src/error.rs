@@ -839,7 +839,15 @@ mod tests {
     /// the one variant without a payload.)
     #[test]
     fn every_store_error_maps_to_its_status_and_details() {
-        let cases: Vec<(StoreError, Code, &str, BTreeMap<String, String>, bool)> = vec![
+        // (error, code, reason, metadata, whether it carries a retry delay)
+        type Case = (
+            StoreError,
+            Code,
+            &'static str,
+            BTreeMap<String, String>,
+            bool,
+        );
+        let cases: Vec<Case> = vec![
             (
                 StoreError::Unavailable(sqlx::Error::PoolTimedOut),
                 Code::Unavailable,
