@@ -27,6 +27,9 @@ use crate::metrics::Metrics;
 /// # Errors
 /// The job's id and why it was refused (INVALID_ARGUMENT naming the field, or RESOURCE_EXHAUSTED
 /// stating the limit).
+// A refusal states its limit for programs (SolveError::LimitExceeded's facts), which makes the
+// error 128 bytes; refusals are the rare path, so it is not boxed.
+#[allow(clippy::result_large_err)]
 pub fn accept(job: pb::Job, limits: &Limits) -> Result<JobRequest, (String, ServiceError)> {
     let id = job.id.clone();
     let request =
@@ -103,6 +106,7 @@ impl Admission {
     ///
     /// # Errors
     /// As [`accept`].
+    #[allow(clippy::result_large_err)] // As `accept` above.
     pub fn accept(&self, job: pb::Job) -> Result<JobRequest, (String, ServiceError)> {
         let kind = convert::kind_name(&job);
         accept(job, &self.limits).map_err(|(id, e)| (id, self.refused(kind, e)))
