@@ -39,10 +39,18 @@ pub struct Dispatcher {
 }
 
 /// Jobs submitted and not yet answered.
+///
+/// A job leaves `count` *before* its answer is handed to its caller, so whoever has seen an answer
+/// (a client that then stops the server, say) finds the count without that job: the drain that
+/// follows sees exactly the jobs still unanswered. Between the two steps the job is in
+/// `delivering`, which the drain also waits for; handing over is a push into a channel that never
+/// blocks, so that wait is short and needs no limit.
 #[derive(Debug, Default)]
 struct Inflight {
     count: AtomicUsize,
-    /// Notified whenever a job is answered.
+    /// Answers counted out of `count` and not yet handed over.
+    delivering: AtomicUsize,
+    /// Notified whenever a job is answered (and again once its answer is handed over).
     changed: Notify,
 }
 
@@ -247,12 +255,16 @@ impl Dispatcher {
                     finished.queue_wait,
                     finished.run_time,
                 );
+                // Counted out before the answer is handed over: see `Inflight`.
+                inflight.delivering.fetch_add(1, Ordering::SeqCst);
+                inflight.count.fetch_sub(1, Ordering::SeqCst);
+                inflight.changed.notify_waiters();
                 done(Done {
                     outcome,
                     queue_wait: finished.queue_wait,
                     run_time: finished.run_time,
                 });
-                inflight.count.fetch_sub(1, Ordering::SeqCst);
+                inflight.delivering.fetch_sub(1, Ordering::SeqCst);
                 inflight.changed.notify_waiters();
             }),
             on_dequeue,
@@ -305,17 +317,25 @@ impl Dispatcher {
         self.inflight.count.load(Ordering::SeqCst)
     }
 
-    /// Waits until no job is in flight, or `limit` passes. Returns whether all finished.
+    /// Waits until no job is in flight, or `limit` passes, and then for the answers being handed
+    /// over (each a push into a channel, so without a limit). Returns whether all finished.
     pub async fn wait_idle(&self, limit: Duration) -> bool {
         let until = tokio::time::Instant::now() + limit;
+        let mut all_answered = true;
         loop {
+            // Created (and so registered for `notify_waiters`) before the counts are read.
             let notified = self.inflight.changed.notified();
-            if self.inflight() == 0 {
-                return true;
+            let delivering = self.inflight.delivering.load(Ordering::SeqCst);
+            if all_answered && self.inflight() > 0 {
+                if tokio::time::timeout_at(until, notified).await.is_err() {
+                    all_answered = self.inflight() == 0;
+                }
+                continue;
             }
-            if tokio::time::timeout_at(until, notified).await.is_err() {
-                return self.inflight() == 0;
+            if delivering == 0 {
+                return all_answered;
             }
+            notified.await;
         }
     }
 
@@ -396,4 +416,57 @@ pub fn job_span(id: &str, kind: &'static str) -> Span {
         run_ms = tracing::field::Empty,
         outcome = tracing::field::Empty
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use orbit_api::JobKind;
+    use orbit_api::v1 as pb;
+
+    use super::*;
+
+    /// Whoever receives an answer must find the job already counted out: a client that stops the
+    /// server right after its answer (the embedded server does) must not find its own job in
+    /// flight. Checked at the moment of delivery, on every kind, so the order is tested directly
+    /// rather than by hoping to lose a race.
+    #[test]
+    fn a_job_is_counted_out_before_its_answer_is_delivered() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let dispatcher =
+            Arc::new(Dispatcher::new(2, 8, 0, Limits::default()).expect("worker threads start"));
+        let (seen_tx, seen_rx) = mpsc::channel();
+        for (i, kind) in JobKind::ALL.iter().copied().cycle().take(20).enumerate() {
+            let job = pb::Job {
+                id: format!("job{i}"),
+                options: None,
+                kind: Some(crate::convert::example_job(kind)),
+            };
+            let request = dispatcher
+                .admission()
+                .accept(job)
+                .expect("example is valid");
+            let slot = dispatcher
+                .admission()
+                .try_queue_slot(request.spec.kind())
+                .expect("queue has room");
+            let at_delivery = Arc::clone(&dispatcher);
+            let seen = seen_tx.clone();
+            let submitted = dispatcher
+                .submit(slot, request.spec, None, None, Span::none(), move |done| {
+                    assert!(done.outcome.is_ok(), "{:?}", done.outcome.err());
+                    let _ = seen.send(at_delivery.inflight());
+                })
+                .expect("submitted");
+            let inflight_at_delivery = seen_rx.recv().expect("answered");
+            drop(submitted);
+            assert_eq!(inflight_at_delivery, 0, "job {i} ({kind:?}) still counted");
+            // And the drain of a server stopped now finds nothing to wait for, at once.
+            assert!(runtime.block_on(dispatcher.wait_idle(Duration::ZERO)));
+        }
+    }
 }

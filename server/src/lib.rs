@@ -34,8 +34,8 @@
 //!   handlers, and the runner that claims stored jobs for idle workers.
 //! - [`error`]: [`error::ServiceError`] and its one mapping to gRPC statuses with their
 //!   `google.rpc` details ([`error::ErrorReport`], [`error::Reason`]), for calls and job errors.
-//! - [`layers`]: tower layers around every service: bearer-token authentication and the
-//!   RESOURCE_EXHAUSTED answer for oversized requests.
+//! - [`layers`]: tower layers around every service: the standard gRPC metrics of every call,
+//!   bearer-token authentication and the RESOURCE_EXHAUSTED answer for oversized requests.
 //! - [`metrics`]: the Prometheus series and their `/metrics` endpoint.
 //! - [`config`] ([`ServerConfig`], the flags), [`logging`], [`tls`]: set-up.
 //! - this file: [`run`] and [`run_on`], which build the above, serve, and drain on shutdown.
@@ -75,6 +75,7 @@ use crate::batches::service::BatchesService;
 use crate::batches::store::{Store, redact};
 use crate::dispatcher::Dispatcher;
 use crate::layers::auth::{AuthLayer, BearerToken};
+use crate::layers::grpc_metrics::GrpcMetricsLayer;
 use crate::metrics::endpoint::MetricsServer;
 use crate::service::OrbitService;
 
@@ -249,7 +250,9 @@ pub async fn run_on(
         // so its streams end and their jobs are cancelled instead of waiting for ever.
         .http2_keepalive_interval(Some(HTTP2_KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(HTTP2_KEEPALIVE_TIMEOUT))
-        // The first layer is the outermost: a call without the token goes no further.
+        // The first layer is the outermost: every call is counted in the gRPC metrics, refused
+        // or not; a call without the token goes no further than the next.
+        .layer(GrpcMetricsLayer::new(dispatcher.metrics().grpc().clone()))
         .layer(AuthLayer::new(auth_token))
         .layer(layers::message_limit::MessageLimitLayer::new(
             config.max_message_bytes,

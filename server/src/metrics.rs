@@ -16,9 +16,14 @@
 //!   `orbit_batch_claim_seconds`, a histogram of claim round trips; `orbit_batch_lease_expiries`,
 //!   jobs this replica claimed after another replica's lease on them expired.
 //!
+//! - The standard gRPC server series beside them, as go-grpc-prometheus names them
+//!   (`grpc_server_started_total`, `grpc_server_handled_total`, `grpc_server_handling_seconds`,
+//!   `grpc_server_msg_received_total`, `grpc_server_msg_sent_total`): see [`grpc`].
+//!
 //! Recording is a few atomic operations per job; it happens whether or not the endpoint is served.
 
 pub mod endpoint;
+pub mod grpc;
 
 use std::time::Duration;
 
@@ -29,6 +34,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 use tonic::Code;
+
+use crate::metrics::grpc::GrpcMetrics;
 
 /// The kind label of a job whose kind is not known (the protobuf oneof is unset).
 pub const NO_KIND: &str = "none";
@@ -82,6 +89,7 @@ pub struct Metrics {
     batch_jobs: Family<BatchStateLabels, Gauge>,
     batch_claim: Histogram,
     batch_lease_expiries: Counter,
+    grpc: GrpcMetrics,
 }
 
 impl Default for Metrics {
@@ -164,8 +172,10 @@ impl Metrics {
             "Batch jobs this replica claimed after another lease on them expired",
             batch_lease_expiries.clone(),
         );
+        let grpc = GrpcMetrics::register(&mut registry);
         Self {
             registry,
+            grpc,
             batch_jobs,
             batch_claim,
             batch_lease_expiries,
@@ -201,6 +211,11 @@ impl Metrics {
     /// A job refused before it reached the pool (invalid, over a limit, queue full, draining).
     pub fn job_refused(&self, kind: &'static str, code: Code) {
         self.count(kind, Some(code));
+    }
+
+    /// The standard gRPC series, which the `grpc_metrics` layer records.
+    pub fn grpc(&self) -> &GrpcMetrics {
+        &self.grpc
     }
 
     /// The store's batch jobs by state.

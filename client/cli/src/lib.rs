@@ -14,7 +14,8 @@
 //! - `batch.rs` (`orbit batch submit|status|list|results|cancel|delete`: durable batches kept by
 //!   an `orbit-server` with a store; needs `--server`, never starts the embedded server).
 //! - `connection.rs` (`--server`s or the embedded server; `remote_client`, the first `--server`
-//!   only), `unary.rs` (one job through `Solve`),
+//!   only), `unary.rs` (one job through `Solve`, or on a terminal through `SolveStream` with a
+//!   progress bar once it has run a second),
 //!   `input.rs` (reading a file or stdin, printing a status).
 //! - `embedded.rs`: an Orbit server in this process on a loopback port.
 

@@ -273,6 +273,196 @@ async fn metrics_count_jobs_by_kind_and_outcome_and_show_the_pool() {
     assert!(TcpStream::connect(metrics).await.is_err());
 }
 
+/// The value of the series line that starts with `series` (name and labels), or a panic naming it.
+fn series_value(body: &str, series: &str) -> u64 {
+    body.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("no series {series} in:\n{body}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("{series}: {e}"))
+}
+
+/// The labels go-grpc-prometheus gives a method's series.
+fn method_labels(grpc_type: &str, service: &str, method: &str) -> String {
+    format!(r#"grpc_type="{grpc_type}",grpc_service="{service}",grpc_method="{method}""#)
+}
+
+#[tokio::test]
+async fn grpc_metrics_count_calls_messages_and_codes_with_the_standard_names() {
+    let dir = scratch_dir("grpc-metrics");
+    let token = "grpc-metrics-token";
+    let config = ServerConfig {
+        auth_token_file: Some(write(&dir, "token", token)),
+        max_message_bytes: 1 << 20,
+        ..config()
+    };
+    let server = TestServer::start(config, true).await;
+    let metrics = server.metrics.expect("metrics listener");
+    let url = format!("http://{}", server.grpc);
+    let options = ConnectOptions {
+        auth_token: Some(token.to_string()),
+        ..ConnectOptions::default()
+    };
+    let mut client = Client::connect_with(&url, &options).await.expect("connect");
+
+    // Every served method has its series from the start, at zero, like go-grpc-prometheus's
+    // pre-registration; the kinds of call are the .proto files' `stream` keywords.
+    let (_, body) = http_get(metrics, "/metrics").await;
+    let create = method_labels("client_stream", "orbit.v1.Batches", "CreateBatch");
+    let watch = method_labels("server_stream", "grpc.health.v1.Health", "Watch");
+    let reflect = method_labels(
+        "bidi_stream",
+        "grpc.reflection.v1.ServerReflection",
+        "ServerReflectionInfo",
+    );
+    assert_lines(
+        &body,
+        &[
+            "# TYPE grpc_server_started counter",
+            "# TYPE grpc_server_handled counter",
+            "# TYPE grpc_server_msg_received counter",
+            "# TYPE grpc_server_msg_sent counter",
+            "# TYPE grpc_server_handling_seconds histogram",
+            &format!("grpc_server_started_total{{{create}}} 0"),
+            &format!(r#"grpc_server_handled_total{{{watch},grpc_code="Canceled"}} 0"#),
+            &format!(r#"grpc_server_handled_total{{{reflect},grpc_code="DataLoss"}} 0"#),
+            &format!("grpc_server_msg_sent_total{{{watch}}} 0"),
+            // prometheus.DefBuckets, go-grpc-prometheus's default.
+            &format!(r#"grpc_server_handling_seconds_bucket{{le="0.005",{create}}} 0"#),
+            &format!(r#"grpc_server_handling_seconds_bucket{{le="10.0",{create}}} 0"#),
+        ],
+    );
+
+    // Two good Solve calls, one invalid.
+    for id in ["ok-1", "ok-2"] {
+        client
+            .solve(game_job(id, 3, &[(0, 1), (1, 2)]))
+            .await
+            .expect("solve");
+    }
+    let err = client
+        .solve(game_job("bad", 2, &[(0, 5)]))
+        .await
+        .expect_err("vertex 5 of 2 is invalid");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    // One stream of three jobs; the client counts the events it gets.
+    let jobs: Vec<_> = (0..3)
+        .map(|i| game_job(&format!("s{i}"), 3, &[(0, 1), (1, 2)]))
+        .collect();
+    let mut events = client
+        .solve_stream(tokio_stream::iter(jobs))
+        .await
+        .expect("stream");
+    let mut events_received = 0;
+    while let Some(event) = events.next().await {
+        event.expect("event");
+        events_received += 1;
+    }
+    // A queued event and a result per job.
+    assert_eq!(events_received, 6);
+    // A health check.
+    assert_eq!(
+        client.health("").await.expect("health"),
+        ServingStatus::Serving
+    );
+    // Refused by the layers: a call without the token, and one over --max-message-bytes (2 MB of
+    // grid against 1 MiB: it arrives in more than one HTTP/2 frame of at most 1 MiB, and is
+    // refused on its length prefix, before it is complete).
+    let mut stranger = Client::connect(&url).await.expect("connect");
+    let err = stranger
+        .solve(game_job("no-token", 2, &[(0, 1)]))
+        .await
+        .expect_err("no token");
+    assert_eq!(err.code(), Code::Unauthenticated);
+    let oversized = pb::Job {
+        id: "big".into(),
+        options: None,
+        kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
+            rows: vec![".".repeat(2_000_000)],
+            queries: vec![],
+        })),
+    };
+    let err = client.solve(oversized).await.expect_err("too large");
+    assert_eq!(err.code(), Code::ResourceExhausted);
+
+    let (_, body) = http_get(metrics, "/metrics").await;
+    let solve = method_labels("unary", "orbit.v1.Orbit", "Solve");
+    let stream = method_labels("bidi_stream", "orbit.v1.Orbit", "SolveStream");
+    let check = method_labels("unary", "grpc.health.v1.Health", "Check");
+    for (series, expected) in [
+        // Solve: five calls, each handled with its code.
+        (format!("grpc_server_started_total{{{solve}}}"), 5),
+        (
+            format!(r#"grpc_server_handled_total{{{solve},grpc_code="OK"}}"#),
+            2,
+        ),
+        (
+            format!(r#"grpc_server_handled_total{{{solve},grpc_code="InvalidArgument"}}"#),
+            1,
+        ),
+        (
+            format!(r#"grpc_server_handled_total{{{solve},grpc_code="Unauthenticated"}}"#),
+            1,
+        ),
+        (
+            format!(r#"grpc_server_handled_total{{{solve},grpc_code="ResourceExhausted"}}"#),
+            1,
+        ),
+        (
+            format!(r#"grpc_server_handled_total{{{solve},grpc_code="Unknown"}}"#),
+            0,
+        ),
+        // The refused calls' requests were never read whole; only the answered ones got a reply.
+        (format!("grpc_server_msg_received_total{{{solve}}}"), 3),
+        (format!("grpc_server_msg_sent_total{{{solve}}}"), 2),
+        (format!("grpc_server_handling_seconds_count{{{solve}}}"), 5),
+        (
+            format!(r#"grpc_server_handling_seconds_bucket{{le="+Inf",{solve}}}"#),
+            5,
+        ),
+        // SolveStream: one call, three jobs in, six events out.
+        (format!("grpc_server_started_total{{{stream}}}"), 1),
+        (
+            format!(r#"grpc_server_handled_total{{{stream},grpc_code="OK"}}"#),
+            1,
+        ),
+        (format!("grpc_server_msg_received_total{{{stream}}}"), 3),
+        (
+            format!("grpc_server_msg_sent_total{{{stream}}}"),
+            events_received,
+        ),
+        (format!("grpc_server_handling_seconds_count{{{stream}}}"), 1),
+        // Health: one check, one answer.
+        (format!("grpc_server_started_total{{{check}}}"), 1),
+        (
+            format!(r#"grpc_server_handled_total{{{check},grpc_code="OK"}}"#),
+            1,
+        ),
+        (format!("grpc_server_msg_received_total{{{check}}}"), 1),
+        (format!("grpc_server_msg_sent_total{{{check}}}"), 1),
+        (format!("grpc_server_handling_seconds_count{{{check}}}"), 1),
+        // Nothing else was called.
+        (format!("grpc_server_started_total{{{create}}}"), 0),
+    ] {
+        assert_eq!(series_value(&body, &series), expected, "{series}");
+    }
+    // The job series count jobs, not calls: the stream's three are there too.
+    assert_lines(&body, &[r#"orbit_jobs_total{kind="game",outcome="ok"} 5"#]);
+    // A client that gives up on a running call: counted as Canceled once the server sees it go.
+    let mut quitter = Client::connect_with(&url, &options).await.expect("connect");
+    let call = tokio::spawn(async move { quitter.solve(long_job("quit")).await });
+    scrape_until(metrics, "orbit_busy_workers 1").await;
+    call.abort();
+    scrape_until(
+        metrics,
+        &format!(r#"grpc_server_handled_total{{{solve},grpc_code="Canceled"}} 1"#),
+    )
+    .await;
+
+    server.stop().await;
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
 #[tokio::test]
 async fn the_metrics_address_must_be_free() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");

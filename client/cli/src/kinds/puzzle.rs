@@ -16,6 +16,7 @@ use orbit_worker::SolveError;
 use orbit_worker::puzzle::{PuzzleProblem, parse_puzzle_text};
 
 use crate::input::{read_input, status_text};
+use crate::unary::{JobBar, solve_job};
 
 /// `orbit puzzle`: parses the contest format `n m q` (edges, start, targets).
 ///
@@ -120,15 +121,22 @@ pub async fn run(
     let problem = puzzle_problem(&text)?;
     drop(text);
     let small = GRPC_DEFAULT_MESSAGE_BYTES.min(max_message_bytes) / 4 * 3;
+    // On a terminal, a bar once the work has taken a second: the job's progress, or the share of
+    // the chunks answered.
+    let bar = JobBar::on_terminal("puzzle");
     if puzzle_bytes_bound(&problem) <= small {
         let job = puzzle_jobs(&problem, small)
             .pop()
             .expect("a problem is at least one job");
-        match client.solve(job).await {
+        match solve_job(client, job, bar.as_ref()).await {
             Ok(pb::JobResult {
                 result: Some(pb::job_result::Result::Puzzle(p)),
                 ..
-            }) => return print_answers(std::iter::once(p.reachable)),
+            }) => {
+                // Cleared before the answers go to what may be the same terminal.
+                drop(bar);
+                return print_answers(std::iter::once(p.reachable));
+            }
             Ok(_) => anyhow::bail!("the server answered a puzzle job with another kind of result"),
             Err(status) if status.code() == tonic::Code::ResourceExhausted => {}
             Err(status) => anyhow::bail!(status_text(&status)),
@@ -166,6 +174,10 @@ pub async fn run(
                     .get_mut(index)
                     .ok_or_else(|| anyhow::anyhow!("unexpected chunk {index}"))? =
                     Some(p.reachable);
+                if let Some(bar) = &bar {
+                    let answered = answers.iter().filter(|a| a.is_some()).count();
+                    bar.set_fraction(answered as f64 / count as f64);
+                }
             }
             Some(pb::job_event::Event::Error(e)) => anyhow::bail!("{}: {}", e.code_name, e.message),
             Some(pb::job_event::Event::Result(_)) => {
@@ -176,6 +188,7 @@ pub async fn run(
             | None => {}
         }
     }
+    drop(bar);
     let chunks = answers
         .into_iter()
         .enumerate()

@@ -74,6 +74,24 @@ fn cop_thief_prints_the_winner() {
     fails_with(&["cop-thief"], Some("1 3\nC.E\n"), "no thief");
 }
 
+/// With stderr not a terminal (a pipe here), a single-job command prints its answer and nothing
+/// else: no progress bar, and no word from the embedded server's shutdown, whose drain must find
+/// the job answered (it used to find it still counted in flight now and then, and warn that it
+/// was cancelling it). Repeated, since that was a race.
+#[test]
+fn single_job_commands_print_only_the_answer_and_the_embedded_server_stays_quiet() {
+    for round in 0..20 {
+        let out = orbit(&["cop-thief", "examples/cop-thief.txt"], None);
+        assert!(out.status.success(), "round {round}: {out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "thief 2\n");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "",
+            "round {round}: stderr not empty"
+        );
+    }
+}
+
 #[test]
 fn puzzle_answers_the_published_sample() {
     assert_eq!(
