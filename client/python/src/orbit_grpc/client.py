@@ -63,6 +63,17 @@ def _grpc_target(target: str) -> tuple[str, bool]:
     return target, False
 
 
+def _default_authority(address: str) -> Optional[str]:
+    """For a target of several addresses (`ipv4:10.0.0.1:50051,10.0.0.2:50051`), the first one:
+    gRPC would otherwise send the whole list as the HTTP/2 `:authority`, which is not a valid
+    authority (RFC 3986, section 3.2), and orbit-server's HTTP/2 layer resets every stream that
+    carries it (RST_STREAM PROTOCOL_ERROR). None for other targets, whose authority is right."""
+    scheme, _, rest = address.partition(":")
+    if scheme in ("ipv4", "ipv6") and "," in rest:
+        return rest.split(",", 1)[0]
+    return None
+
+
 class Client:
     """Orbit's calls over one gRPC channel. Build it with `connect`; close it (or use `with`).
 
@@ -220,6 +231,9 @@ def connect(
         ("grpc.max_send_message_length", max_message_bytes),
         *options,
     ]
+    authority = _default_authority(address)
+    if authority is not None and not any(k == "grpc.default_authority" for k, _ in options):
+        channel_options.append(("grpc.default_authority", authority))
     if service_config is not None:
         text = service_config if isinstance(service_config, str) else json.dumps(service_config)
         channel_options.append(("grpc.service_config", text))
