@@ -131,16 +131,26 @@ def test_unknown_batch(batch_server: OrbitServer) -> None:
     assert raised.value.code == grpc.StatusCode.NOT_FOUND
 
 
-def test_resuming_watch_rides_out_a_restart(tmp_path: pathlib.Path) -> None:
+def test_resuming_watch_rides_out_a_restart(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The server is killed while a follower watches an unfinished batch and started again on
     the same port and store: the watch reconnects after the last sequence it saw, and every job's
     event arrives exactly once."""
+    watches: list[int] = []  # the `after` of every WatchBatch call the resuming watch makes
+    watch_batch = orbit_grpc.BatchesClient.watch_batch
+
+    def recorded(self, batch_id, after=0, follow=False, **kwargs):  # type: ignore[no-untyped-def]
+        watches.append(after)
+        return watch_batch(self, batch_id, after, follow, **kwargs)
+
+    monkeypatch.setattr(orbit_grpc.BatchesClient, "watch_batch", recorded)
     store = f"sqlite:{tmp_path / 'b.db'}"
     args = ["--workers", "1", "--lease-timeout", "1"]
     server = start_server(*args, store=store)
     try:
         with server.client() as c:
-            jobs = small_jobs(5) + [open_grid("long", 40)]
+            jobs = small_jobs(5) + [open_grid("long1", 50), open_grid("long2", 50)]
             batch = c.batches.create_batch(jobs)
             seen = []
             for event in c.batches.watch_batch_resuming(
@@ -150,7 +160,9 @@ def test_resuming_watch_rides_out_a_restart(tmp_path: pathlib.Path) -> None:
                 if len(seen) == 1:
                     server.kill()
                     server = OrbitServer(["--listen", server.address, *args], store=store)
-        assert [e.sequence for e in seen] == list(range(1, 7))
+        assert [e.sequence for e in seen] == list(range(1, 8))
+        # It did reconnect, after the events it had seen.
+        assert len(watches) >= 2 and watches[0] == 0 and watches[-1] >= 1, watches
         assert Counter(e.event.id for e in seen) == Counter(j.id for j in jobs)
     finally:
         server.stop()
