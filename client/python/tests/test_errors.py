@@ -286,3 +286,61 @@ def test_tls_and_token(tmp_path: pathlib.Path) -> None:
                 no_token.solve(game("ok", 2, [(0, 1)]))
     finally:
         s.stop()
+
+
+@pytest.fixture()
+def small_message_server() -> Iterator[OrbitServer]:
+    s = start_server("--workers", "1", "--max-message-bytes", "65536")
+    yield s
+    s.stop()
+
+
+@pending("MESSAGE_TOO_LARGE")
+def test_message_too_large(small_message_server: OrbitServer) -> None:
+    # 20,000 targets of 2 tokens, packed: 160,000 bytes, over the 65,536 the server takes.
+    puzzle = pb.PuzzleJob(
+        n=2,
+        edges=[pb.Edge(to=1)],
+        start=pb.Arrangement(tokens=[0, 1]),
+        targets_packed=bytes([1, 0, 0, 0, 0, 0, 0, 0]) * 20_000,
+    )
+    with small_message_server.client() as c:
+        error = unary_error(c, pb.Job(id="big-request", puzzle=puzzle))
+    assert isinstance(error, orbit_grpc.LimitExceededError)
+    assert error.reason == "MESSAGE_TOO_LARGE"
+    assert (error.limit_name, error.limit) == ("max_message_bytes", 65536)
+
+
+@pending("ANSWER_TOO_LARGE")
+def test_answer_too_large(small_message_server: OrbitServer) -> None:
+    # 20,000 vertices and no moves: a request of a few bytes, an answer of one VertexOutcome per
+    # vertex, well over 65,536 bytes.
+    path = game("big-answer", 20_000, [])
+    with small_message_server.client() as c:
+        for error in (unary_error(c, path), stream_error(c, path)):
+            assert isinstance(error, orbit_grpc.LimitExceededError)
+            assert error.reason == "ANSWER_TOO_LARGE"
+            assert (error.limit_name, error.limit) == ("max_message_bytes", 65536)
+
+
+@pending("BATCH_NOT_FOUND")
+def test_batch_not_found(batch_server: OrbitServer) -> None:
+    with batch_server.client() as c:
+        with pytest.raises(orbit_grpc.NotFoundError) as raised:
+            c.batches.get_batch("0" * 32)
+    assert raised.value.reason == "BATCH_NOT_FOUND"
+    assert raised.value.metadata.get("batch_id") == "0" * 32
+
+
+@pending("BATCH_LIMIT_EXCEEDED")
+def test_batch_limit_exceeded(tmp_path: pathlib.Path) -> None:
+    s = start_server("--workers", "1", "--max-batch-jobs", "2", store=f"sqlite:{tmp_path / 'b.db'}")
+    try:
+        with s.client() as c:
+            with pytest.raises(orbit_grpc.LimitExceededError) as raised:
+                c.batches.create_batch([game(f"g{i}", 2, [(0, 1)]) for i in range(3)])
+    finally:
+        s.stop()
+    error = raised.value
+    assert error.reason == "BATCH_LIMIT_EXCEEDED"
+    assert (error.limit_name, error.limit) == ("max_batch_jobs", 2)
