@@ -109,8 +109,10 @@ class OrbitServer:
 
 
 def start_server(*args: str, store: Optional[str] = None) -> OrbitServer:
-    # A short grace, so that stopping a server with a long job still running takes no 10 s.
-    return OrbitServer(["--listen", "127.0.0.1:0", "--shutdown-grace", "1", *args], store=store)
+    # A short grace unless the test gives one, so that stopping a server with a long job still
+    # running takes no 10 s.
+    grace = [] if "--shutdown-grace" in args else ["--shutdown-grace", "1"]
+    return OrbitServer(["--listen", "127.0.0.1:0", *grace, *args], store=store)
 
 
 @pytest.fixture(scope="session")

@@ -344,3 +344,28 @@ def test_batch_limit_exceeded(tmp_path: pathlib.Path) -> None:
     error = raised.value
     assert error.reason == "BATCH_LIMIT_EXCEEDED"
     assert (error.limit_name, error.limit) == ("max_batch_jobs", 2)
+
+
+@pending("DRAINING")
+def test_draining_says_when_to_retry() -> None:
+    s = start_server("--workers", "1", "--shutdown-grace", "20")
+    try:
+        with s.client() as c:
+            c.server_info()  # the connection is up before the drain begins
+            running = c.orbit.Solve.future(open_grid("running", 100))
+            try:
+                wait_until(lambda: c.server_info().busy_workers == 1, "the long job to run")
+                s.process.terminate()  # SIGTERM: drain, serving the connections that are open
+                wait_until(lambda: any("shutdown: draining" in line for line in s.lines), "drain")
+                errors = [
+                    unary_error(c, game("late", 2, [(0, 1)])),
+                    next(e for _, e in c.solve_each([game("late", 2, [(0, 1)])], window=1)),
+                ]
+            finally:
+                running.cancel()
+    finally:
+        s.stop()
+    for error in errors:
+        assert isinstance(error, orbit_grpc.UnavailableError), error
+        assert error.reason == "DRAINING"
+        assert error.retry_delay is not None and error.retry_delay > 0
