@@ -62,10 +62,9 @@ def test_round_robin_with_retries_survives_a_killed_server() -> None:
         for n, count in answers:
             assert int(count) == binary_necklaces(n), n
         # round_robin, not pick_first: every server answered calls (the killed one before it
-        # died), and together they answered each call once at least.
+        # died; its last log lines may be lost with it, so no total is checked).
         finished = [s.jobs_finished() for s in servers]
         assert all(f > 0 for f in finished), finished
-        assert sum(finished) >= CALLS
     finally:
         for s in servers:
             s.stop()
