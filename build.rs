@@ -25,9 +25,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     std::fs::write(out_dir.join("job_kind.rs"), job_kind_source(&fds)?)?;
 
+    // `JobError.metadata` as a BTreeMap (here and in pbjson below): its keys come out sorted, so
+    // the same error prints the same JSON line every time.
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)
+        .btree_map(".orbit.v1.JobError.metadata")
         .compile_fds(fds)?;
 
     // The benchmark's echo service: compiled separately so that it stays out of the descriptor set
@@ -42,6 +45,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Print every field, defaults included (vertex 0, zero counts), so scripts need not
         // know proto3 default rules to read our output. Input may still omit them.
         .emit_fields()
+        // (pbjson matches messages, not fields: JobError has no other map.)
+        .btree_map([".orbit.v1.JobError"])
         .build(&[".orbit.v1"])?;
     Ok(())
 }

@@ -31,7 +31,8 @@ pub mod bench {
     include!(concat!(env!("OUT_DIR"), "/orbit.bench.rs"));
 }
 
-/// What both ends need besides the messages: gRPC code names, HTTP/2 windows, message size.
+/// What both ends need besides the messages: gRPC code names, HTTP/2 windows, message size, and
+/// the `JobError` of a status with its `google.rpc` details.
 pub mod wire;
 
 /// The encoded `FileDescriptorSet` of `proto/`, for server reflection.

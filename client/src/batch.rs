@@ -546,15 +546,72 @@ fn is_transient(code: Code) -> bool {
     }
 }
 
-/// A final error event for job `id`.
+/// A final error event for job `id`: the status's code and message, and the `google.rpc` details
+/// it carries (reason, metadata, field violations, retry delay) as `JobError`'s typed fields.
 pub fn error_event(id: String, status: &Status) -> pb::JobEvent {
     pb::JobEvent {
         id,
-        event: Some(pb::job_event::Event::Error(pb::JobError {
-            code: status.code() as i32,
-            code_name: orbit_api::wire::code_name(status.code()).to_string(),
-            message: status.message().to_string(),
-            ..Default::default()
-        })),
+        event: Some(pb::job_event::Event::Error(orbit_api::wire::job_error(
+            status,
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use tonic_types::{ErrorDetails, StatusExt};
+
+    /// A refusal as an Orbit server sends it: the job error keeps the code and message and
+    /// carries the details as typed fields.
+    #[test]
+    fn error_events_carry_the_status_details() {
+        let mut details = ErrorDetails::with_error_info(
+            "INVALID_FIELD",
+            "orbit.v1",
+            std::collections::HashMap::new(),
+        );
+        details.add_bad_request_violation("puzzle.targets[3][7]", "token 9 out of range 0..8");
+        let status = Status::with_error_details(
+            Code::InvalidArgument,
+            "puzzle.targets[3][7]: token 9 out of range 0..8",
+            details,
+        );
+        let Some(pb::job_event::Event::Error(e)) = error_event("j1".into(), &status).event else {
+            panic!("not an error event");
+        };
+        assert_eq!(e.code, 3);
+        assert_eq!(e.code_name, "INVALID_ARGUMENT");
+        assert_eq!(e.message, "puzzle.targets[3][7]: token 9 out of range 0..8");
+        assert_eq!(e.reason, "INVALID_FIELD");
+        assert_eq!(
+            e.field_violations,
+            vec![pb::FieldViolation {
+                field: "puzzle.targets[3][7]".into(),
+                description: "token 9 out of range 0..8".into(),
+            }]
+        );
+        assert_eq!(e.retry_delay_ms, 0);
+
+        let mut details =
+            ErrorDetails::with_error_info("DRAINING", "orbit.v1", std::collections::HashMap::new());
+        details.set_retry_info(Some(Duration::from_secs(2)));
+        let status = Status::with_error_details(Code::Unavailable, "shutting down", details);
+        let Some(pb::job_event::Event::Error(e)) = error_event("j2".into(), &status).event else {
+            panic!("not an error event");
+        };
+        assert_eq!((e.reason.as_str(), e.retry_delay_ms), ("DRAINING", 2000));
+    }
+
+    /// A status without details (a transport error, another server): the typed fields stay empty.
+    #[test]
+    fn statuses_without_details_leave_the_fields_empty() {
+        let status = Status::unavailable("connection refused");
+        let Some(pb::job_event::Event::Error(e)) = error_event("j".into(), &status).event else {
+            panic!("not an error event");
+        };
+        assert_eq!(e.message, "connection refused");
+        assert!(e.reason.is_empty() && e.metadata.is_empty() && e.field_violations.is_empty());
     }
 }

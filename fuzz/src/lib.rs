@@ -89,7 +89,7 @@ pub fn check_text_error(error: &SolveError) {
             );
             assert!(!reason.is_empty(), "empty reason for {field}");
         }
-        SolveError::LimitExceeded { what, limit } => {
+        SolveError::LimitExceeded { what, limit, .. } => {
             assert!(!what.is_empty() && !limit.is_empty(), "unclear limit error");
         }
         SolveError::Cancelled | SolveError::Panicked(_) => {
@@ -112,7 +112,7 @@ fn check_refusal(refusal: &ServiceError) {
                 "INVALID_ARGUMENT without a reason: {field}"
             );
         }
-        ServiceError::Solve(SolveError::LimitExceeded { what, limit }) => {
+        ServiceError::Solve(SolveError::LimitExceeded { what, limit, .. }) => {
             assert!(!what.is_empty() && !limit.is_empty(), "unclear limit error");
         }
         other => panic!("validation refused a job with {other:?}"),

@@ -32,7 +32,8 @@
 //!   streams alike.
 //! - [`batches`]: durable batches: the store (PostgreSQL or SQLite), the `orbit.v1.Batches`
 //!   handlers, and the runner that claims stored jobs for idle workers.
-//! - [`error`]: [`error::ServiceError`] and its one mapping to gRPC statuses.
+//! - [`error`]: [`error::ServiceError`] and its one mapping to gRPC statuses with their
+//!   `google.rpc` details ([`error::ErrorReport`], [`error::Reason`]), for calls and job errors.
 //! - [`layers`]: tower layers around every service: bearer-token authentication and the
 //!   RESOURCE_EXHAUSTED answer for oversized requests.
 //! - [`metrics`]: the Prometheus series and their `/metrics` endpoint.
@@ -187,6 +188,7 @@ pub async fn run_on(
     let batches_service = BatchesServer::new(BatchesService::new(
         store.clone(),
         batch_settings.limits,
+        config.max_message_bytes,
         Arc::clone(&jobs_stored),
     ))
     .max_decoding_message_size(config.max_message_bytes)
@@ -249,7 +251,9 @@ pub async fn run_on(
         .http2_keepalive_timeout(Some(HTTP2_KEEPALIVE_TIMEOUT))
         // The first layer is the outermost: a call without the token goes no further.
         .layer(AuthLayer::new(auth_token))
-        .layer(layers::message_limit::MessageLimitLayer)
+        .layer(layers::message_limit::MessageLimitLayer::new(
+            config.max_message_bytes,
+        ))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

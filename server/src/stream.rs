@@ -9,7 +9,8 @@
 //!
 //! A client that keeps the stream open but stops reading would otherwise hold its window of
 //! answers in memory for as long as it likes: when no event can be handed over for
-//! [`StreamSettings::stall_timeout`], the stream ends with RESOURCE_EXHAUSTED (sent through a
+//! [`StreamSettings::stall_timeout`], the stream ends with RESOURCE_EXHAUSTED, reason
+//! STREAM_STALLED (sent through a
 //! slot of the outbound buffer reserved for that last word) and its jobs in flight are cancelled.
 //! Workers never wait for a client either way: answers reach the loop through an unbounded
 //! channel fed from the worker threads.
@@ -23,7 +24,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use orbit_api::v1 as pb;
-use orbit_api::wire::code_name;
 use orbit_worker::context::ProgressSink;
 use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
@@ -31,7 +31,7 @@ use tonic::{Status, Streaming};
 
 use crate::convert;
 use crate::dispatcher::{Dispatcher, Done, Submitted, job_span};
-use crate::error::ServiceError;
+use crate::error::{ErrorReport, ServiceError};
 use crate::layers::message_limit::oversize_to_resource_exhausted;
 
 /// How long a closing stream waits for its client to take the last events.
@@ -107,11 +107,9 @@ impl Outbound {
                     "SolveStream: the client stopped reading; closing the stream"
                 );
                 if let Some(permit) = self.last_word.take() {
-                    permit.send(Err(Status::resource_exhausted(format!(
-                        "the client read no event for {:.1} s (--stall-timeout): the stream is \
-                         closed and its jobs in flight are cancelled",
-                        self.stall_timeout.as_secs_f64()
-                    ))));
+                    permit.send(Err(Status::from(ServiceError::StreamStalled {
+                        stall_timeout: self.stall_timeout,
+                    })));
                 }
                 false
             }
@@ -212,7 +210,8 @@ impl StreamLoop {
                     Err(status) => {
                         // The request stream broke (e.g. an oversized message): report it and stop;
                         // `Drop` cancels what was in flight.
-                        let status = oversize_to_resource_exhausted(&status).unwrap_or(status);
+                        let status = oversize_to_resource_exhausted(&status, self.max_message_bytes)
+                            .unwrap_or(status);
                         out.send(Err(status)).await;
                         return;
                     }
@@ -304,16 +303,8 @@ async fn closing_signal(closing: &mut watch::Receiver<bool>) {
     let _ = closing.wait_for(|c| *c).await;
 }
 
-/// A final error event for job `id`.
+/// A final error event for job `id`: the fields of the status a unary call would get, with its
+/// `google.rpc` details as `JobError`'s typed fields (`error.rs`).
 pub fn error_event(id: String, e: &ServiceError) -> pb::JobEvent {
-    let code = e.code();
-    pb::JobEvent {
-        id,
-        event: Some(pb::job_event::Event::Error(pb::JobError {
-            code: code as i32,
-            code_name: code_name(code).to_string(),
-            message: e.to_string(),
-            ..Default::default()
-        })),
-    }
+    ErrorReport::from(e).to_event(id)
 }

@@ -89,10 +89,20 @@ pub fn over_budget(kind: &str, estimate: u64, limit: u64) -> SolveError {
         shown_estimate = format!("{estimate} bytes");
         shown_limit = format!("{limit} bytes");
     }
-    SolveError::limit(
+    let mut error = SolveError::limit_shown(
         format!("{kind} job memory estimate of {shown_estimate}"),
+        "max_job_memory",
+        limit,
         format!("{shown_limit} (max_job_memory)"),
     )
+    .requested(estimate);
+    if let SolveError::LimitExceeded {
+        memory_estimate, ..
+    } = &mut error
+    {
+        *memory_estimate = true;
+    }
+    error
 }
 
 /// A running job's allowance for what is only known while it runs, charged before each such
@@ -129,10 +139,13 @@ impl MemoryBudget {
     pub fn charge(&mut self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), SolveError> {
         let total = self.used.saturating_add(bytes);
         if total > self.limit {
-            return Err(SolveError::limit(
+            return Err(SolveError::limit_shown(
                 format!("memory for {} ({total} bytes in all)", what()),
+                "max_job_memory",
+                self.limit,
                 format!("{} bytes (the job's budget, max_job_memory)", self.limit),
-            ));
+            )
+            .requested(total));
         }
         self.used = total;
         Ok(())

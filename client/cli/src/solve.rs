@@ -1,7 +1,8 @@
 //! `orbit solve`: a batch of JSON-lines jobs, through `SolveStream`s on one or more servers.
 //!
 //! Output: one line per job, the proto3 JSON of its final `JobEvent` — `{"id":…,"result":{…}}` or
-//! `{"id":…,"error":{"code":3,"codeName":"INVALID_ARGUMENT","message":"…"}}` — in completion order.
+//! `{"id":…,"error":{"code":3,"codeName":"INVALID_ARGUMENT","message":"…","reason":"INVALID_FIELD",
+//! "metadata":{},"fieldViolations":[…],"retryDelayMs":0}}` — in completion order.
 //! A line that is not a valid job gets an error line too (id from the line if it has one, else
 //! `line N`), so every input line gets exactly one output line. With several servers the batch is
 //! spread over them and a job whose server fails is solved on another (`orbit_client::batch`).
@@ -16,6 +17,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use orbit_client::batch::{BatchEndpoint, BatchEvent, BatchOptions, error_event, solve_batch};
 use orbit_client::pb;
+use orbit_server::error::ServiceError;
 
 use crate::GlobalArgs;
 use crate::input::read_input;
@@ -57,12 +59,13 @@ pub async fn run(
         }
         match serde_json::from_str::<pb::Job>(line) {
             Ok(job) => jobs.push(job),
+            // INVALID_FIELD naming the line, with the details a server would send.
             Err(e) => rejected.push(error_event(
                 line_id(line, i + 1),
-                &tonic::Status::invalid_argument(format!(
-                    "line {}: not a valid orbit.v1.Job: {e}",
-                    i + 1
-                )),
+                &tonic::Status::from(ServiceError::InvalidRequest {
+                    field: format!("line {}", i + 1),
+                    reason: format!("not a valid orbit.v1.Job: {e}"),
+                }),
             )),
         }
     }

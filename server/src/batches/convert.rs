@@ -42,7 +42,7 @@ pub fn batch_to_proto(batch: BatchRecord) -> pb::Batch {
 /// INTERNAL if the stored bytes are not a `JobEvent` (a damaged store).
 pub fn result_to_proto(result: StoredResult) -> Result<pb::BatchEvent, Status> {
     let event = pb::JobEvent::decode(result.event.as_slice()).map_err(|e| {
-        Status::internal(format!("stored result {} is damaged: {e}", result.sequence))
+        ServiceError::Internal(format!("stored result {} is damaged: {e}", result.sequence))
     })?;
     Ok(pb::BatchEvent {
         sequence: u64::try_from(result.sequence).unwrap_or(0),
@@ -75,9 +75,10 @@ pub fn parse_page_token(token: &str) -> Result<Option<(i64, String)>, Status> {
         return Ok(None);
     }
     let bad = || {
-        Status::invalid_argument(format!(
-            "page_token: '{token}' is not a token from ListBatchesResponse.next_page_token"
-        ))
+        Status::from(ServiceError::InvalidRequest {
+            field: "page_token".to_string(),
+            reason: format!("'{token}' is not a token from ListBatchesResponse.next_page_token"),
+        })
     };
     let (time, id) = token.split_once('.').ok_or_else(bad)?;
     let time = time.parse().map_err(|_| bad())?;

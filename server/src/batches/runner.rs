@@ -33,7 +33,6 @@ use orbit_worker::SolveError;
 use prost::Message;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio::task::JoinHandle;
-use tonic::Code;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
@@ -518,19 +517,10 @@ async fn suspect_run(shared: &Shared, job: &ClaimedJob) -> Result<bool, StoreErr
 
 /// The final answer of a job whose runs kept dying.
 fn attempts_exhausted(job: ClaimedJob, max_attempts: u32) -> Answer {
-    let code = Code::Aborted;
-    let event = pb::JobEvent {
-        id: job.job_id,
-        event: Some(pb::job_event::Event::Error(pb::JobError {
-            code: code as i32,
-            code_name: orbit_api::wire::code_name(code).to_string(),
-            message: format!(
-                "the replica running this job stopped before it finished (a crash, a kill, a \
-                 lost node) {max_attempts} times (--max-attempts): it is not run again"
-            ),
-            ..Default::default()
-        })),
-    };
+    let event = error_event(
+        job.job_id,
+        &ServiceError::AttemptsExhausted { max_attempts },
+    );
     Answer::Final {
         batch_id: job.batch_id,
         result: NewResult {

@@ -20,6 +20,7 @@ use super::convert::{
     batch_to_proto, cancelled_event, new_batch_id, page_token, parse_page_token, result_to_proto,
 };
 use super::store::{BatchLimits, NewJob, Store, StoreError, state};
+use crate::error::ServiceError;
 use crate::layers::message_limit::oversize_to_resource_exhausted;
 
 /// Jobs stored per transaction while a batch is created, at most.
@@ -45,34 +46,58 @@ pub struct BatchesService {
     /// `None` on a server without `--store`: every call says so.
     store: Option<Store>,
     limits: BatchLimits,
+    /// `--max-message-bytes`: the largest request message the service decodes (for the
+    /// MESSAGE_TOO_LARGE details).
+    max_message_bytes: usize,
     /// Signalled after each group of jobs is stored: this replica's runner claims them at once
     /// instead of at its next poll.
     jobs_stored: Arc<Notify>,
 }
 
 impl BatchesService {
-    /// A service over `store`.
-    pub fn new(store: Option<Store>, limits: BatchLimits, jobs_stored: Arc<Notify>) -> Self {
+    /// A service over `store`, whose server decodes messages of at most `max_message_bytes`.
+    pub fn new(
+        store: Option<Store>,
+        limits: BatchLimits,
+        max_message_bytes: usize,
+        jobs_stored: Arc<Notify>,
+    ) -> Self {
         Self {
             store,
             limits,
+            max_message_bytes,
             jobs_stored,
         }
     }
 
     fn store(&self) -> Result<&Store, Status> {
-        self.store.as_ref().ok_or_else(|| {
-            Status::failed_precondition(
-                "this server keeps no batches: start orbit-server with --store (sqlite:PATH or \
-                 postgres://...); the orbit CLI's embedded server has none",
-            )
-        })
+        self.store
+            .as_ref()
+            .ok_or_else(|| ServiceError::NoStore.into())
     }
+}
+
+/// INVALID_ARGUMENT naming `field`.
+fn invalid(field: &str, reason: impl Into<String>) -> Status {
+    ServiceError::InvalidRequest {
+        field: field.to_string(),
+        reason: reason.into(),
+    }
+    .into()
+}
+
+/// NOT_FOUND for batch `id`.
+fn not_found(id: &str) -> Status {
+    ServiceError::BatchNotFound {
+        batch_id: id.to_string(),
+        while_watched: false,
+    }
+    .into()
 }
 
 fn check_batch_id(id: &str) -> Result<(), Status> {
     if id.is_empty() {
-        return Err(Status::invalid_argument("batch_id: empty"));
+        return Err(invalid("batch_id", "empty"));
     }
     Ok(())
 }
@@ -92,37 +117,43 @@ impl Batches for BatchesService {
                 item: Some(Item::Header(header)),
             }) => header,
             _ => {
-                return Err(Status::invalid_argument(
-                    "header: the first message of CreateBatch must be a header (request_id, name)",
+                return Err(invalid(
+                    "header",
+                    "the first message of CreateBatch must be a header (request_id, name)",
                 ));
             }
         };
         if header.request_id.is_empty() {
-            return Err(Status::invalid_argument(
-                "header.request_id: empty; choose one per batch (a UUID, say) so that a retried \
-                 create never makes a second batch",
+            return Err(invalid(
+                "header.request_id",
+                "empty; choose one per batch (a UUID, say) so that a retried create never makes \
+                 a second batch",
             ));
         }
         if header.request_id.len() > MAX_REQUEST_ID {
-            return Err(Status::invalid_argument(format!(
-                "header.request_id: {} bytes, over the limit of {MAX_REQUEST_ID}",
-                header.request_id.len()
-            )));
+            return Err(invalid(
+                "header.request_id",
+                format!(
+                    "{} bytes, over the limit of {MAX_REQUEST_ID}",
+                    header.request_id.len()
+                ),
+            ));
         }
         if header.name.len() > MAX_NAME {
-            return Err(Status::invalid_argument(format!(
-                "header.name: {} bytes, over the limit of {MAX_NAME}",
-                header.name.len()
-            )));
+            return Err(invalid(
+                "header.name",
+                format!("{} bytes, over the limit of {MAX_NAME}", header.name.len()),
+            ));
         }
         let batch = store
             .open_batch(&new_batch_id(), &header.request_id, &header.name)
             .await?;
         if batch.state == state::CANCELLED {
-            return Err(Status::failed_precondition(format!(
-                "request id '{}' belongs to batch {}, which was cancelled",
-                header.request_id, batch.id
-            )));
+            return Err(ServiceError::BatchCancelled {
+                request_id: header.request_id,
+                batch_id: batch.id,
+            }
+            .into());
         }
         if batch.state != state::OPEN {
             // A create retried after it completed: the batch as it is.
@@ -149,24 +180,33 @@ impl Batches for BatchesService {
                     item: Some(Item::Header(_)),
                 })) => {
                     appender.flush().await?;
-                    return Err(Status::invalid_argument(format!(
-                        "header: a second header after {} jobs; a stream creates one batch",
-                        appender.next
-                    )));
+                    return Err(invalid(
+                        "header",
+                        format!(
+                            "a second header after {} jobs; a stream creates one batch",
+                            appender.next
+                        ),
+                    ));
                 }
                 Ok(Some(pb::CreateBatchRequest { item: None })) => {
                     appender.flush().await?;
-                    return Err(Status::invalid_argument(format!(
-                        "item: message {} is neither a header nor a job",
-                        appender.next + 1
-                    )));
+                    return Err(invalid(
+                        "item",
+                        format!(
+                            "message {} is neither a header nor a job",
+                            appender.next + 1
+                        ),
+                    ));
                 }
                 Ok(None) => break,
                 Err(status) => {
                     // The jobs that arrived whole are kept: a retry with the same request id
                     // goes on from there.
                     appender.flush().await?;
-                    return Err(oversize_to_resource_exhausted(&status).unwrap_or(status));
+                    return Err(
+                        oversize_to_resource_exhausted(&status, self.max_message_bytes)
+                            .unwrap_or(status),
+                    );
                 }
             }
         }
@@ -184,7 +224,7 @@ impl Batches for BatchesService {
         check_batch_id(&id)?;
         match store.get(&id).await? {
             Some(batch) => Ok(Response::new(batch_to_proto(batch))),
-            None => Err(Status::not_found(format!("no batch {id}"))),
+            None => Err(not_found(&id)),
         }
     }
 
@@ -227,12 +267,11 @@ impl Batches for BatchesService {
         let store = self.store()?.clone();
         let request = request.into_inner();
         check_batch_id(&request.batch_id)?;
-        let after = i64::try_from(request.after_sequence).map_err(|_| {
-            Status::invalid_argument("after_sequence: larger than any sequence number")
-        })?;
+        let after = i64::try_from(request.after_sequence)
+            .map_err(|_| invalid("after_sequence", "larger than any sequence number"))?;
         // Fails now, with NOT_FOUND as the call's status, for a batch that does not exist.
         if store.get(&request.batch_id).await?.is_none() {
-            return Err(Status::not_found(format!("no batch {}", request.batch_id)));
+            return Err(not_found(&request.batch_id));
         }
         let (tx, rx) = mpsc::channel(64);
         tokio::spawn(watch(store, request.batch_id, after, request.follow, tx));
@@ -260,7 +299,7 @@ impl Batches for BatchesService {
         if store.delete(&id).await? {
             Ok(Response::new(pb::DeleteBatchResponse {}))
         } else {
-            Err(Status::not_found(format!("no batch {id}")))
+            Err(not_found(&id))
         }
     }
 }
@@ -336,9 +375,9 @@ impl Appender<'_> {
         let Some(writing) = self.writing.take() else {
             return Ok(());
         };
-        let appended = writing
-            .await
-            .map_err(|e| Status::internal(format!("storing jobs of the batch failed: {e}")))?;
+        let appended = writing.await.map_err(|e| {
+            ServiceError::Internal(format!("storing jobs of the batch failed: {e}"))
+        })?;
         if let Err(e @ StoreError::LimitExceeded { .. }) = appended {
             // No later job fits either: the batch is sealed with the jobs it holds, so that it
             // still finishes (a limit is not a reason to leave it open for ever).
@@ -367,9 +406,11 @@ async fn watch(
             Ok(Some(batch)) => batch,
             Ok(None) => {
                 let _ = tx
-                    .send(Err(Status::not_found(format!(
-                        "no batch {batch_id} (deleted while watched)"
-                    ))))
+                    .send(Err(ServiceError::BatchNotFound {
+                        batch_id: batch_id.clone(),
+                        while_watched: true,
+                    }
+                    .into()))
                     .await;
                 return;
             }

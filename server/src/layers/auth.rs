@@ -21,6 +21,8 @@ use subtle::ConstantTimeEq;
 use tonic::Status;
 use tower::{Layer, Service};
 
+use crate::error::ServiceError;
+
 /// gRPC path prefixes (`/package.Service/`) callable without the token.
 const OPEN_SERVICES: &[&str] = &["/grpc.health.v1.Health/"];
 
@@ -141,13 +143,9 @@ impl<S> Auth<S> {
             return Ok(());
         }
         match request.headers().get(http::header::AUTHORIZATION) {
-            None => Err(Status::unauthenticated(
-                "missing `authorization: Bearer <token>` metadata; this server requires the token of its --auth-token-file",
-            )),
+            None => Err(ServiceError::Unauthenticated { token_sent: false }.into()),
             Some(value) if token.admits(value.as_bytes()) => Ok(()),
-            Some(_) => Err(Status::unauthenticated(
-                "invalid bearer token (expected `authorization: Bearer <token>` with the server's token)",
-            )),
+            Some(_) => Err(ServiceError::Unauthenticated { token_sent: true }.into()),
         }
     }
 }

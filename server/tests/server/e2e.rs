@@ -8,6 +8,7 @@ use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
 use tonic::Code;
 use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_types::StatusExt;
 
 use crate::common::TestServer;
 
@@ -582,6 +583,21 @@ async fn a_stream_that_stops_reading_is_closed_and_pins_no_worker() {
     };
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     assert!(status.message().contains("stall-timeout"), "{status:?}");
+    // Its google.rpc details: the reason, and the --stall-timeout set above, in seconds.
+    let info = status
+        .check_error_details()
+        .expect("details decode")
+        .error_info()
+        .cloned()
+        .expect("an ErrorInfo");
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("STREAM_STALLED", "orbit.v1")
+    );
+    assert_eq!(
+        info.metadata.get("stall_timeout_s").map(String::as_str),
+        Some("1")
+    );
     assert!(finals.len() < 1_000, "{} answers", finals.len());
     // Nothing of the stalled stream is left running or queued.
     let mut client = server.client().await;

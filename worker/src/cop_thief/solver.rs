@@ -104,10 +104,13 @@ fn solve_with(
 ) -> Result<CopThiefSolution, SolveError> {
     let board = Board::new(grid);
     if board.slots() as u64 >= 1 << 40 {
-        return Err(SolveError::limit(
+        return Err(SolveError::limit_shown(
             format!("cop_thief states (2 x {}^2)", board.free),
+            "cop_thief_slots",
+            1 << 40,
             "2^40",
-        ));
+        )
+        .requested(board.slots()));
     }
     let threads = threads.max(1);
     let start = (
@@ -134,7 +137,13 @@ fn solve_with(
     }
     let (words, levels, resolved) =
         propagate::<AtomicU32>(&board, threads, ctx, u32::MAX, tuning.solo_level)?.ok_or_else(
-            || SolveError::limit("cop_thief game depth", <AtomicU32 as Word>::MAX_DEPTH),
+            || {
+                SolveError::limit(
+                    "cop_thief game depth",
+                    "cop_thief_depth",
+                    u64::from(<AtomicU32 as Word>::MAX_DEPTH),
+                )
+            },
         )?;
     Ok(CopThiefSolution {
         board,

@@ -36,8 +36,10 @@ pub fn validate_cop_thief(grid: &Grid, limits: &Limits) -> Result<(), SolveError
     if states > limits.max_states {
         return Err(SolveError::limit(
             format!("cop_thief states (2 x {}^2 = {states})", grid.free_cells()),
+            "max_states",
             limits.max_states,
-        ));
+        )
+        .requested(states));
     }
     Ok(())
 }

@@ -401,10 +401,13 @@ pub(crate) fn fixed_with_content(t: &CycleType, content: &[u64]) -> Result<BigUi
         strides.push(states);
         states = states.saturating_mul(m + 1);
         if states > MAX_CONTENT_STATES {
-            return Err(SolveError::limit(
+            return Err(SolveError::limit_shown(
                 format!("the pattern inventory table for cycle type {t}"),
+                "pattern_inventory_states",
+                MAX_CONTENT_STATES,
                 format!("{MAX_CONTENT_STATES} states"),
-            ));
+            )
+            .requested(states));
         }
     }
     let states = states as usize;

@@ -255,7 +255,9 @@ pub fn graphs_count(
             None => one,
         });
     }
-    let n_us = usize::try_from(n).map_err(|_| SolveError::limit("count.n", usize::MAX))?;
+    let n_us = usize::try_from(n).map_err(|_| {
+        SolveError::limit("count.n", "count_n_usize", usize::MAX as u64).requested(n)
+    })?;
     let n_fact = factorial(n);
     // Intermediate class sizes stay below n! * n! (the class size times a falling factorial).
     let bits = 2 * n_fact.bits() + 2;

@@ -201,13 +201,16 @@ fn exact_size(k: u64, points: u64, modulus: Option<&BigUint>) -> Result<(), Solv
     }
     let bits = arith::pow_bits(k, points);
     if bits > MAX_EXACT_BITS as f64 {
-        return Err(SolveError::limit(
+        return Err(SolveError::limit_shown(
             format!(
                 "the exact answer (about {} bits; give a modulus)",
                 bits.ceil() as u64
             ),
+            "exact_answer_bits",
+            MAX_EXACT_BITS,
             format!("{MAX_EXACT_BITS} bits"),
-        ));
+        )
+        .requested(bits.ceil() as u64));
     }
     Ok(())
 }
@@ -248,16 +251,33 @@ pub fn validate_count(p: &CountProblem, limits: &Limits) -> Result<(), SolveErro
             let cells = rows
                 .checked_mul(*cols)
                 .filter(|&c| c < 1 << 62)
-                .ok_or_else(|| SolveError::limit("count: rows * cols", "2^62 cells"))?;
+                .ok_or_else(|| {
+                    SolveError::limit_shown(
+                        "count: rows * cols",
+                        "count_cells",
+                        1 << 62,
+                        "2^62 cells",
+                    )
+                    .requested(u128::from(*rows) * u128::from(*cols))
+                })?;
             exact_size(*k, cells, modulus)
         }
         CountKind::Cube { k, .. } => positive("count.k", *k),
         CountKind::Graphs { n } => match partition_count(*n) {
             Some(parts) if parts <= u128::from(limits.max_group_elements) => Ok(()),
-            _ => Err(SolveError::limit(
-                format!("count.n: the cycle types of S_{n} (partitions of {n}) to visit"),
-                format!("{} (max_group_elements)", limits.max_group_elements),
-            )),
+            partitions => {
+                let error = SolveError::limit_shown(
+                    format!("count.n: the cycle types of S_{n} (partitions of {n}) to visit"),
+                    "max_group_elements",
+                    limits.max_group_elements,
+                    format!("{} (max_group_elements)", limits.max_group_elements),
+                );
+                // Beyond u128 the count is not computed: the requested amount is then unknown.
+                Err(match partitions {
+                    Some(p) => error.requested(p),
+                    None => error,
+                })
+            }
         },
         CountKind::BinaryTree { depth, k } => {
             positive("count.k", *k)?;
@@ -268,18 +288,24 @@ pub fn validate_count(p: &CountProblem, limits: &Limits) -> Result<(), SolveErro
                 if *depth > MAX_TREE_DEPTH_MODULAR {
                     return Err(SolveError::limit(
                         format!("count.depth {depth} (with a modulus)"),
+                        "tree_depth_with_modulus",
                         MAX_TREE_DEPTH_MODULAR,
-                    ));
+                    )
+                    .requested(depth));
                 }
                 return Ok(());
             }
             if *depth >= 40 {
-                return Err(SolveError::limit(
+                return Err(SolveError::limit_shown(
                     format!(
                         "the exact answer (2^{} vertices; give a modulus)",
                         // `depth` may be u64::MAX: no `+ 1` in u64.
                         u128::from(*depth) + 1
                     ),
+                    // The answer's size in bits is not computed (it is far beyond the cap):
+                    // no requested amount.
+                    "exact_answer_bits",
+                    MAX_EXACT_BITS,
                     format!("{MAX_EXACT_BITS} bits"),
                 ));
             }

@@ -105,14 +105,18 @@ pub fn validate_game(g: &GameGraph, limits: &Limits) -> Result<(), SolveError> {
     if u64::from(g.vertices) > limits.max_vertices {
         return Err(SolveError::limit(
             format!("game.vertices ({})", g.vertices),
+            "max_vertices",
             limits.max_vertices,
-        ));
+        )
+        .requested(g.vertices));
     }
     if g.edges.len() as u64 > limits.max_edges {
         return Err(SolveError::limit(
             format!("game.edges ({} edges)", g.edges.len()),
+            "max_edges",
             limits.max_edges,
-        ));
+        )
+        .requested(g.edges.len()));
     }
     check_edges(g)
 }
@@ -122,8 +126,10 @@ fn check_edges(g: &GameGraph) -> Result<(), SolveError> {
     if g.edges.len() >= u32::MAX as usize {
         return Err(SolveError::limit(
             format!("game.edges ({} edges)", g.edges.len()),
-            u32::MAX - 1,
-        ));
+            "game_edges_u32",
+            u64::from(u32::MAX - 1),
+        )
+        .requested(g.edges.len()));
     }
     let n = g.vertices;
     for (i, &(u, v)) in g.edges.iter().enumerate() {

@@ -117,14 +117,17 @@ pub fn validate_puzzle(p: &PuzzleProblem, limits: &Limits) -> Result<(), SolveEr
     let n = p.n as usize;
     let entries = (n as u128) * (p.targets.len() as u128 + 1);
     if entries > u128::from(limits.max_permutation_entries) {
-        return Err(SolveError::limit(
+        return Err(SolveError::limit_shown(
             format!(
                 "puzzle arrangements ({} tokens x {} arrangements)",
                 n,
                 p.targets.len() + 1
             ),
+            "max_permutation_entries",
+            limits.max_permutation_entries,
             format!("{} tokens", limits.max_permutation_entries),
-        ));
+        )
+        .requested(entries));
     }
     let mut seen = vec![u32::MAX; n];
     check_arrangement(
@@ -161,14 +164,18 @@ pub(crate) fn validate_graph(
         if u64::from(n) > limits.max_vertices {
             return Err(SolveError::limit(
                 format!("puzzle.n = {n} vertices"),
+                "max_vertices",
                 limits.max_vertices,
-            ));
+            )
+            .requested(n));
         }
         if edges.len() as u64 > limits.max_edges {
             return Err(SolveError::limit(
                 format!("puzzle.edges ({} edges)", edges.len()),
+                "max_edges",
                 limits.max_edges,
-            ));
+            )
+            .requested(edges.len()));
         }
     }
     for (i, &(u, v)) in edges.iter().enumerate() {

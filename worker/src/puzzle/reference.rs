@@ -55,8 +55,10 @@ pub fn solve_puzzle_reference(
     if p.n > REFERENCE_MAX_N {
         return Err(SolveError::limit(
             format!("reference solver: n = {}", p.n),
-            REFERENCE_MAX_N,
-        ));
+            "reference_puzzle_n",
+            u64::from(REFERENCE_MAX_N),
+        )
+        .requested(p.n));
     }
     let frame = Frame::new(p);
     let mut chain = StabChain::new(p.n as usize);

@@ -37,8 +37,14 @@ pub fn count_group_family(
         Some(c) => parse_content(c)?,
         None => Vec::new(),
     };
-    let degree = u32::try_from(degree)
-        .map_err(|_| SolveError::limit(format!("group degree {degree}"), u32::MAX))?;
+    let degree = u32::try_from(degree).map_err(|_| {
+        SolveError::limit(
+            format!("group degree {degree}"),
+            "group_degree_u32",
+            u64::from(u32::MAX),
+        )
+        .requested(degree)
+    })?;
     Ok(pb::GroupCount {
         degree,
         generators: generators

@@ -210,6 +210,21 @@ fn solve_prints_one_line_per_job_and_fails_on_bad_ones() {
     assert_eq!(lines.len(), 3, "{text}");
     for line in &lines {
         assert_eq!(line["error"]["codeName"], "INVALID_ARGUMENT", "{line}");
+        // The google.rpc details as fields: the reason, and the bad field the message starts
+        // with (`game.edges[1]`, `kind`, `line 3` for the line that is not a job).
+        let error = &line["error"];
+        assert_eq!(error["reason"], "INVALID_FIELD", "{line}");
+        assert_eq!(error["retryDelayMs"], 0, "{line}");
+        assert_eq!(error["metadata"], serde_json::json!({}), "{line}");
+        let violations = error["fieldViolations"].as_array().expect("a list");
+        assert_eq!(violations.len(), 1, "{line}");
+        let field = violations[0]["field"].as_str().expect("field");
+        let description = violations[0]["description"].as_str().expect("description");
+        assert_eq!(
+            error["message"].as_str().expect("message"),
+            format!("{field}: {description}"),
+            "{line}"
+        );
     }
     let ids: Vec<&str> = lines
         .iter()
@@ -219,6 +234,12 @@ fn solve_prints_one_line_per_job_and_fails_on_bad_ones() {
         ids.contains(&"bad-edge") && ids.contains(&"no-kind") && ids.contains(&"line 3"),
         "{ids:?}"
     );
+    let field_of = |id: &str| {
+        let line = lines.iter().find(|l| l["id"] == id).expect("the line");
+        line["error"]["fieldViolations"][0]["field"].clone()
+    };
+    assert_eq!(field_of("no-kind"), "kind");
+    assert_eq!(field_of("line 3"), "line 3");
 }
 
 /// The help text is part of the CLI: moving the binary to its own crate must not change its

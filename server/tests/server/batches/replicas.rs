@@ -247,6 +247,13 @@ async fn a_job_that_kills_its_replica_fails_after_max_attempts() {
         Some(pb::job_event::Event::Error(e)) => {
             assert_eq!(e.code, tonic::Code::Aborted as i32, "{e:?}");
             assert!(e.message.contains("--max-attempts"), "{}", e.message);
+            // The google.rpc details as typed fields: the reason and the flag's value.
+            assert_eq!(e.reason, "ATTEMPTS_EXHAUSTED", "{e:?}");
+            assert_eq!(
+                e.metadata.get("max_attempts").map(String::as_str),
+                Some("2"),
+                "{e:?}"
+            );
         }
         other => panic!("the poison job failed, not {other:?}"),
     }

@@ -33,11 +33,18 @@ pub fn giant_cycle_index(
 ) -> Result<CycleIndex, SolveError> {
     match crate::counting::graphs::partition_count(d) {
         Some(p) if p <= u128::from(max_types) => {}
-        _ => {
-            return Err(SolveError::limit(
+        partitions => {
+            let error = SolveError::limit_shown(
                 format!("cycle types of the degree-{d} giant (partitions of {d})"),
+                "max_group_elements",
+                max_types,
                 format!("{max_types} (max_group_elements)"),
-            ));
+            );
+            // Beyond u128 the count is not computed: the requested amount is then unknown.
+            return Err(match partitions {
+                Some(p) => error.requested(p),
+                None => error,
+            });
         }
     }
     let full = factorial(d);
@@ -104,13 +111,16 @@ pub(crate) fn giant_count(d: u64, k: u64, alternating: bool) -> Result<BigUint, 
     let steps = d.min(k - 1) as f64;
     let bits = steps * ((d as f64) + (k as f64)).log2();
     if steps * (bits / 64.0 + 1.0) > MAX_BINOMIAL_WORK {
-        return Err(SolveError::limit(
+        return Err(SolveError::limit_shown(
             format!(
                 "the exact Sym/Alt count C(d + k - 1, d) for d = {d}, k = {k} (about {} bits)",
                 bits.ceil()
             ),
+            "giant_binomial_word_operations",
+            MAX_BINOMIAL_WORK as u64,
             format!("{MAX_BINOMIAL_WORK} word operations"),
-        ));
+        )
+        .requested((steps * (bits / 64.0 + 1.0)).ceil() as u64));
     }
     let mut c = binomial(u128::from(d) + u128::from(k) - 1, u128::from(d));
     if alternating && d >= 2 {

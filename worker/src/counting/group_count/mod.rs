@@ -336,10 +336,13 @@ fn count_group_with(
         });
     }
     if order > BigUint::from(limits.max_group_elements) {
-        return Err(SolveError::limit(
+        return Err(SolveError::limit_shown(
             format!("group elements to enumerate (order {order})"),
+            "max_group_elements",
+            limits.max_group_elements,
             format!("{} (max_group_elements)", limits.max_group_elements),
-        ));
+        )
+        .requested(order));
     }
     // Charge the transversals and their copies before building them: the engine's (on the moved
     // points, then expanded to all of them), the `u32` image arrays and the enumeration's own.

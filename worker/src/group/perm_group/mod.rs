@@ -678,10 +678,13 @@ impl PermGroup {
             .saturating_mul(d)
             .saturating_mul(4);
         if bytes > self.max_chain_bytes {
-            return Err(SolveError::limit(
+            return Err(SolveError::limit_shown(
                 format!("transversals of the degree-{d} group ({bytes} bytes)"),
+                "max_group_chain_bytes",
+                self.max_chain_bytes,
                 format!("{} bytes", self.max_chain_bytes),
-            ));
+            )
+            .requested(bytes));
         }
         let inner = match &self.structure {
             Structure::Chain(chain) => (0..chain.levels.len())

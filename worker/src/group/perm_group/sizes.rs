@@ -32,8 +32,10 @@ pub fn check_group_sizes(
     if degree > limits.max_degree {
         return Err(SolveError::limit(
             format!("group degree {degree}"),
+            "max_degree",
             limits.max_degree,
-        ));
+        )
+        .requested(degree));
     }
     let entries = degree.saturating_mul(permutations);
     if entries > limits.max_permutation_entries {
@@ -41,8 +43,10 @@ pub fn check_group_sizes(
             format!(
                 "permutation entries {entries} (degree {degree} x {permutations} permutations)"
             ),
+            "max_permutation_entries",
             limits.max_permutation_entries,
-        ));
+        )
+        .requested(entries));
     }
     Ok(())
 }

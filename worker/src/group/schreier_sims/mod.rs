@@ -343,10 +343,13 @@ fn charge(
 ) -> Result<(), SolveError> {
     *entries += extra;
     if *entries > budget {
-        return Err(SolveError::limit(
+        return Err(SolveError::limit_shown(
             format!("memory for the stabiliser chain of the degree-{n} group"),
+            "max_group_chain_bytes",
+            bytes,
             format!("{bytes} bytes"),
-        ));
+        )
+        .requested(entries.saturating_mul(4)));
     }
     Ok(())
 }
