@@ -61,11 +61,15 @@ def read_batch(path: str) -> tuple[list["orbit_pb2.Job"], list[str]]:
         try:
             jobs.append(json_format.Parse(line, orbit_pb2.Job()))
         except json_format.ParseError as e:
-            reason = str(e).splitlines()[0]
+            reason = f"not a valid orbit.v1.Job: {str(e).splitlines()[0]}"
+            # INVALID_FIELD naming the line, with the details a server would send (as `orbit
+            # solve` does).
             error = orbit_pb2.JobError(
                 code=grpc.StatusCode.INVALID_ARGUMENT.value[0],
                 code_name="INVALID_ARGUMENT",
-                message=f"line {number}: not a valid orbit.v1.Job: {reason}",
+                message=f"line {number}: {reason}",
+                reason="INVALID_FIELD",
+                field_violations=[orbit_pb2.FieldViolation(field=f"line {number}", description=reason)],
             )
             bad_lines.append(final_line(orbit_pb2.JobEvent(id=f"line {number}", error=error)))
     return jobs, bad_lines

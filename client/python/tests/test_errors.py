@@ -1,9 +1,9 @@
 """Orbit's errors as Python exceptions: the error contract's reasons and details, from a unary
 call's status (`grpc-status-details-bin`) and from a stream's `JobError`, against real servers.
 
-The per-reason expectations are the lead's error contract (README "Errors"); the server side of
-it is being written on the branch `rich-errors`. Tests of reasons that server does not send yet
-are marked xfail (not strict) with the reason, so that they start passing as they land.
+The per-reason expectations are the lead's error contract (README "Errors"), written before the
+server's side of it (the branch `rich-errors`) was merged here. `pending(reason)` marks the test
+of a reason the server does not send (not in LANDED) as an expected failure, not strict.
 """
 
 from __future__ import annotations
@@ -20,9 +20,22 @@ from orbit_grpc import pb
 
 from conftest import OrbitServer, start_server, wait_until
 
-# Reasons the server sends as of this branch's last merge of `rich-errors`. Until a reason is
-# here its test is an expected failure: main's server sends no ErrorInfo yet.
-LANDED: set[str] = set()
+# Reasons the server sends as of this branch's merge of `rich-errors`; a test of a reason not
+# here is an expected failure.
+LANDED: set[str] = {
+    "INVALID_FIELD",
+    "LIMIT_EXCEEDED",
+    "MEMORY_ESTIMATE_EXCEEDED",
+    "ANSWER_TOO_LARGE",
+    "MESSAGE_TOO_LARGE",
+    "QUEUE_FULL",
+    "DRAINING",
+    "DEADLINE_EXCEEDED",
+    "UNAUTHENTICATED",
+    "NO_STORE",
+    "BATCH_LIMIT_EXCEEDED",
+    "BATCH_NOT_FOUND",
+}
 
 
 def pending(reason: str):  # type: ignore[no-untyped-def]
