@@ -1,9 +1,8 @@
 """Orbit's errors as Python exceptions: the error contract's reasons and details, from a unary
 call's status (`grpc-status-details-bin`) and from a stream's `JobError`, against real servers.
 
-The per-reason expectations are the lead's error contract (README "Errors"), written before the
-server's side of it (the branch `rich-errors`) was merged here. `pending(reason)` marks the test
-of a reason the server does not send (not in LANDED) as an expected failure, not strict.
+The per-reason expectations are the error contract (README "Errors": the reasons, their details
+and metadata keys), written from the contract's table, not from the server's code.
 """
 
 from __future__ import annotations
@@ -19,32 +18,6 @@ import orbit_grpc
 from orbit_grpc import pb
 
 from conftest import OrbitServer, start_server, wait_until
-
-# Reasons the server sends as of this branch's merge of `rich-errors`; a test of a reason not
-# here is an expected failure.
-LANDED: set[str] = {
-    "INVALID_FIELD",
-    "LIMIT_EXCEEDED",
-    "MEMORY_ESTIMATE_EXCEEDED",
-    "ANSWER_TOO_LARGE",
-    "MESSAGE_TOO_LARGE",
-    "QUEUE_FULL",
-    "DRAINING",
-    "DEADLINE_EXCEEDED",
-    "UNAUTHENTICATED",
-    "NO_STORE",
-    "BATCH_LIMIT_EXCEEDED",
-    "BATCH_NOT_FOUND",
-}
-
-
-def pending(reason: str):  # type: ignore[no-untyped-def]
-    return pytest.mark.xfail(
-        reason not in LANDED,
-        reason=f"the server does not send reason {reason} yet (branch rich-errors)",
-        strict=False,
-    )
-
 
 def game(id: str, vertices: int, edges: list[tuple[int, int]]) -> pb.Job:
     return pb.Job(
@@ -152,7 +125,6 @@ def test_a_job_error_event_becomes_the_error_it_describes() -> None:
 # The contract's reasons ----------------------------------------------------------------------
 
 
-@pending("INVALID_FIELD")
 def test_invalid_field_names_the_path(client: orbit_grpc.Client) -> None:
     for error in (
         unary_error(client, game("bad-edge", 2, [(0, 1), (1, 5)])),
@@ -172,7 +144,6 @@ def test_invalid_field_names_the_path(client: orbit_grpc.Client) -> None:
     assert (error.reason, [f for f, _ in error.field_violations]) == ("INVALID_FIELD", ["kind"])
 
 
-@pending("LIMIT_EXCEEDED")
 def test_limit_exceeded_names_the_limit(small_server: OrbitServer) -> None:
     with small_server.client() as small:
         limit = small.server_info().limits.max_vertices
@@ -184,7 +155,6 @@ def test_limit_exceeded_names_the_limit(small_server: OrbitServer) -> None:
             assert error.quota_violations == [("max_vertices", error.message)]
 
 
-@pending("MEMORY_ESTIMATE_EXCEEDED")
 def test_memory_estimate_exceeded(small_server: OrbitServer) -> None:
     with small_server.client() as small:
         limit = small.server_info().limits.max_job_memory
@@ -207,7 +177,6 @@ def queue_server() -> Iterator[OrbitServer]:
     s.stop()
 
 
-@pending("QUEUE_FULL")
 def test_queue_full_says_when_to_retry(queue_server: OrbitServer) -> None:
     with queue_server.client() as c:
         running = c.orbit.Solve.future(open_grid("running", 100))
@@ -227,7 +196,6 @@ def test_queue_full_says_when_to_retry(queue_server: OrbitServer) -> None:
     assert (error.metadata.get("limit_name"), error.metadata.get("limit")) == ("queue_capacity", "1")
 
 
-@pending("DEADLINE_EXCEEDED")
 def test_deadline_exceeded_states_the_deadline(client: orbit_grpc.Client) -> None:
     for error in (
         unary_error(client, open_grid("slow", 100, deadline_ms=50)),
@@ -237,7 +205,6 @@ def test_deadline_exceeded_states_the_deadline(client: orbit_grpc.Client) -> Non
         assert (error.reason, error.metadata.get("deadline_ms")) == ("DEADLINE_EXCEEDED", "50")
 
 
-@pending("NO_STORE")
 def test_batches_without_a_store(client: orbit_grpc.Client) -> None:
     with pytest.raises(orbit_grpc.FailedPreconditionError) as raised:
         client.batches.list_batches()
@@ -262,7 +229,6 @@ def test_token(token_server: OrbitServer) -> None:
                 bad.solve(game("ok", 2, [(0, 1)]))
 
 
-@pending("UNAUTHENTICATED")
 def test_unauthenticated_reason(token_server: OrbitServer) -> None:
     with token_server.client(token="wrong") as bad:
         with pytest.raises(orbit_grpc.UnauthenticatedError) as raised:
@@ -308,7 +274,6 @@ def small_message_server() -> Iterator[OrbitServer]:
     s.stop()
 
 
-@pending("MESSAGE_TOO_LARGE")
 def test_message_too_large(small_message_server: OrbitServer) -> None:
     # 20,000 targets of 2 tokens, packed: 160,000 bytes, over the 65,536 the server takes.
     puzzle = pb.PuzzleJob(
@@ -324,7 +289,6 @@ def test_message_too_large(small_message_server: OrbitServer) -> None:
     assert (error.limit_name, error.limit) == ("max_message_bytes", 65536)
 
 
-@pending("ANSWER_TOO_LARGE")
 def test_answer_too_large(small_message_server: OrbitServer) -> None:
     # 20,000 vertices and no moves: a request of a few bytes, an answer of one VertexOutcome per
     # vertex, well over 65,536 bytes.
@@ -336,7 +300,6 @@ def test_answer_too_large(small_message_server: OrbitServer) -> None:
             assert (error.limit_name, error.limit) == ("max_message_bytes", 65536)
 
 
-@pending("BATCH_NOT_FOUND")
 def test_batch_not_found(batch_server: OrbitServer) -> None:
     with batch_server.client() as c:
         with pytest.raises(orbit_grpc.NotFoundError) as raised:
@@ -345,7 +308,6 @@ def test_batch_not_found(batch_server: OrbitServer) -> None:
     assert raised.value.metadata.get("batch_id") == "0" * 32
 
 
-@pending("BATCH_LIMIT_EXCEEDED")
 def test_batch_limit_exceeded(tmp_path: pathlib.Path) -> None:
     s = start_server("--workers", "1", "--max-batch-jobs", "2", store=f"sqlite:{tmp_path / 'b.db'}")
     try:
@@ -359,7 +321,6 @@ def test_batch_limit_exceeded(tmp_path: pathlib.Path) -> None:
     assert (error.limit_name, error.limit) == ("max_batch_jobs", 2)
 
 
-@pending("DRAINING")
 def test_draining_says_when_to_retry() -> None:
     s = start_server("--workers", "1", "--shutdown-grace", "20")
     try:
