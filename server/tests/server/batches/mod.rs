@@ -162,12 +162,8 @@ async fn solve_alone(url: &str, jobs: &[pb::Job]) -> Vec<pb::JobEvent> {
         let id = job.id.clone();
         let event = match client.solve(job.clone()).await {
             Ok(result) => pb::job_event::Event::Result(result),
-            Err(status) => pb::job_event::Event::Error(pb::JobError {
-                code: status.code() as i32,
-                code_name: orbit_api::wire::code_name(status.code()).to_string(),
-                message: status.message().to_string(),
-                ..Default::default()
-            }),
+            // With the status's google.rpc details as the typed fields, as a client reads them.
+            Err(status) => pb::job_event::Event::Error(orbit_api::wire::job_error(&status)),
         };
         answers.push(answer(&pb::JobEvent {
             id,
