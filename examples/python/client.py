@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Submits a batch of Orbit jobs through SolveStream and prints each job's final event.
 
-    python generate_stubs.py                              # once, and after proto/ changes
+    pip install ./client/python                           # the orbit-grpc package
     python client.py [--server HOST:PORT] BATCH.jsonl     # `-` reads the batch from stdin
 
 BATCH.jsonl holds one `orbit.v1.Job` per line in the proto3 JSON mapping (the format of the
@@ -27,19 +27,12 @@ from typing import Optional
 import grpc
 from google.protobuf import json_format
 
-HERE = pathlib.Path(__file__).resolve().parent
-# The generated stubs live in build/ (see generate_stubs.py), importable as `orbit.v1`.
-sys.path.insert(0, str(HERE / "build"))
 try:
-    from orbit.v1 import orbit_pb2, orbit_pb2_grpc
+    import orbit_grpc
+    from orbit_grpc import pb as orbit_pb2
 except ImportError as e:  # a setup step missed: say which
-    sys.exit(
-        f"client.py: cannot import the generated stubs ({e}); run `python generate_stubs.py` first"
-    )
+    sys.exit(f"client.py: cannot import orbit_grpc ({e}); run `pip install ./client/python` first")
 
-# orbit-server's default --max-message-bytes; gRPC Python's own default (4 MiB) would refuse
-# large answers (e.g. a big game's per-vertex results).
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 PROG = "client.py"
 
 
@@ -68,11 +61,15 @@ def read_batch(path: str) -> tuple[list["orbit_pb2.Job"], list[str]]:
         try:
             jobs.append(json_format.Parse(line, orbit_pb2.Job()))
         except json_format.ParseError as e:
-            reason = str(e).splitlines()[0]
+            reason = f"not a valid orbit.v1.Job: {str(e).splitlines()[0]}"
+            # INVALID_FIELD naming the line, with the details a server would send (as `orbit
+            # solve` does).
             error = orbit_pb2.JobError(
                 code=grpc.StatusCode.INVALID_ARGUMENT.value[0],
                 code_name="INVALID_ARGUMENT",
-                message=f"line {number}: not a valid orbit.v1.Job: {reason}",
+                message=f"line {number}: {reason}",
+                reason="INVALID_FIELD",
+                field_violations=[orbit_pb2.FieldViolation(field=f"line {number}", description=reason)],
             )
             bad_lines.append(final_line(orbit_pb2.JobEvent(id=f"line {number}", error=error)))
     return jobs, bad_lines
@@ -97,16 +94,11 @@ def run(target: str, jobs: list["orbit_pb2.Job"], timeout: Optional[float]) -> b
     pending = Counter(job.id for job in jobs)
     all_ok = True
 
-    options = [
-        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
-    ]
-    with grpc.insecure_channel(target, options=options) as channel:
-        stub = orbit_pb2_grpc.OrbitStub(channel)
+    # orbit_grpc raises gRPC Python's 4 MiB message limit to the server's default 64 MiB and
+    # keeps at most the server's stream window of jobs in flight.
+    with orbit_grpc.connect(target) as client:
         try:
-            # grpc pulls jobs from the iterator on its own thread, as fast as the server's
-            # backpressure (its stream window) allows, while this loop reads the events.
-            for event in stub.SolveStream(iter(jobs), timeout=timeout):
+            for event in client.solve_stream(jobs, timeout=timeout):
                 kind = event.WhichOneof("event")
                 if kind not in ("result", "error"):
                     continue  # queued / progress
@@ -118,11 +110,8 @@ def run(target: str, jobs: list["orbit_pb2.Job"], timeout: Optional[float]) -> b
                 print(final_line(event), flush=True)
                 if kind == "error":
                     all_ok = False
-        except grpc.RpcError as e:
-            print(
-                f"{PROG}: SolveStream to {target} failed: {e.code().name}: {e.details()}",
-                file=sys.stderr,
-            )
+        except orbit_grpc.OrbitError as e:
+            print(f"{PROG}: SolveStream to {target} failed: {e}", file=sys.stderr)
             all_ok = False
     for job_id, missing in sorted(pending.items()):
         if missing > 0:
