@@ -5,7 +5,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use orbit_client::Client;
+use orbit_client::{Client, pb};
 use orbit_server::ServerConfig;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -110,4 +110,20 @@ pub fn spawn_orbit_server(
         }
     };
     (child, url, rx)
+}
+
+/// A game-graph job of `vertices` vertices and the moves `edges`, every vertex reported.
+pub fn game_job(id: &str, vertices: u32, edges: &[(u32, u32)]) -> pb::Job {
+    pb::Job {
+        id: id.to_string(),
+        options: None,
+        kind: Some(pb::job::Kind::Game(pb::GameGraphJob {
+            vertices,
+            edges: edges
+                .iter()
+                .map(|&(from, to)| pb::Edge { from, to })
+                .collect(),
+            query: vec![],
+        })),
+    }
 }

@@ -10,7 +10,7 @@ use tonic::Code;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_types::StatusExt;
 
-use crate::common::TestServer;
+use crate::common::{TestServer, game_job};
 
 fn config(workers: usize, queue: usize) -> ServerConfig {
     ServerConfig {
@@ -18,21 +18,6 @@ fn config(workers: usize, queue: usize) -> ServerConfig {
         queue_capacity: queue,
         threads_per_job: Some(1),
         ..ServerConfig::default()
-    }
-}
-
-fn game_job(id: &str, vertices: u32, edges: &[(u32, u32)]) -> pb::Job {
-    pb::Job {
-        id: id.to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::Game(pb::GameGraphJob {
-            vertices,
-            edges: edges
-                .iter()
-                .map(|&(from, to)| pb::Edge { from, to })
-                .collect(),
-            query: vec![],
-        })),
     }
 }
 

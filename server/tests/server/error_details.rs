@@ -24,7 +24,7 @@ use tonic::{Code, Status};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_types::StatusExt;
 
-use crate::common::TestServer;
+use crate::common::{TestServer, game_job};
 
 /// What a client can read of an error besides its message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,21 +103,6 @@ fn config() -> ServerConfig {
         threads_per_job: Some(1),
         queue_capacity: 4,
         ..ServerConfig::default()
-    }
-}
-
-fn game_job(id: &str, vertices: u32, edges: &[(u32, u32)]) -> pb::Job {
-    pb::Job {
-        id: id.to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::Game(pb::GameGraphJob {
-            vertices,
-            edges: edges
-                .iter()
-                .map(|&(from, to)| pb::Edge { from, to })
-                .collect(),
-            query: vec![],
-        })),
     }
 }
 

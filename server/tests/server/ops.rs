@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common::game_job;
 use orbit_client::{Client, ClientError, ConnectOptions, pb};
 use orbit_server::{Listeners, ServerConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -90,21 +91,6 @@ fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, content).expect("write file");
     path
-}
-
-fn game_job(id: &str, vertices: u32, edges: &[(u32, u32)]) -> pb::Job {
-    pb::Job {
-        id: id.to_string(),
-        options: None,
-        kind: Some(pb::job::Kind::Game(pb::GameGraphJob {
-            vertices,
-            edges: edges
-                .iter()
-                .map(|&(from, to)| pb::Edge { from, to })
-                .collect(),
-            query: vec![],
-        })),
-    }
 }
 
 /// A cop-and-thief job on an open `n x n` grid with no exit: 2 n^4 states, so at n = 100 it runs

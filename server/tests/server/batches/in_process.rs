@@ -163,7 +163,10 @@ async fn a_create_retried_with_the_same_request_id_never_duplicates_a_job() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     assert_eq!(listed.state(), pb::BatchState::Open);
+    // Break the call off before the job channel closes: a closed channel alone would end the
+    // stream cleanly, and a clean end is a complete create.
     call.abort();
+    let _ = call.await;
     drop(tx);
     // The server keeps what arrived whole: at least the stored groups, at most what was sent.
     let broken = wait_for(
@@ -460,16 +463,7 @@ async fn limits_refuse_the_rest_of_a_create_and_seal_what_was_stored() {
     // Whole groups are stored or refused: the batch holds the groups stored before the one
     // that would pass the limit (here none: the 2,100 jobs arrive as one group), counted, and
     // finishes with them.
-    let listed = client
-        .list_batches(pb::ListBatchesRequest::default())
-        .await
-        .expect("ListBatches")
-        .into_inner();
-    let batch = listed
-        .batches
-        .into_iter()
-        .find(|b| b.request_id == "limited")
-        .expect("the batch");
+    let batch = listed_by_request_id(&mut client, "limited").await;
     let stored = counts(&batch).jobs as usize;
     assert!(stored <= 1500, "{stored} jobs stored");
     let events = watch(&mut client, &batch.id, 0, true).await;
@@ -729,16 +723,7 @@ async fn a_full_disk_refuses_the_rest_of_a_create_and_counts_only_what_was_store
     );
 
     // The batch counts exactly the jobs it holds: what a watcher gets once there is room again.
-    let listed = client
-        .list_batches(pb::ListBatchesRequest::default())
-        .await
-        .expect("ListBatches")
-        .into_inner();
-    let batch = listed
-        .batches
-        .into_iter()
-        .find(|b| b.request_id == "full-disk")
-        .expect("the batch");
+    let batch = listed_by_request_id(&mut client, "full-disk").await;
     let stored = counts(&batch).jobs as usize;
     assert!(stored < jobs.len(), "{stored} jobs stored");
     assert_eq!(batch.state(), pb::BatchState::Open, "a retry may finish it");
@@ -753,4 +738,20 @@ async fn a_full_disk_refuses_the_rest_of_a_create_and_counts_only_what_was_store
     let events = watch(&mut client, &batch.id, 0, true).await;
     check_exactly_once(&jobs, &events);
     server.stop().await;
+}
+
+/// The batch of `request_id`, as `ListBatches` shows it (its id is unknown to a refused create).
+async fn listed_by_request_id(
+    client: &mut orbit_api::v1::batches_client::BatchesClient<tonic::transport::Channel>,
+    request_id: &str,
+) -> pb::Batch {
+    client
+        .list_batches(pb::ListBatchesRequest::default())
+        .await
+        .expect("ListBatches")
+        .into_inner()
+        .batches
+        .into_iter()
+        .find(|b| b.request_id == request_id)
+        .expect("the batch")
 }
