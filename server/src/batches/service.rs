@@ -216,7 +216,15 @@ impl Batches for BatchesService {
                         ),
                     ));
                 }
-                Ok(None) => break,
+                Ok(None) => {
+                    // hyper reads a client's RST_STREAM(CANCEL) as the end of the request body
+                    // (it does not fail the body), so a create the client broke off would look
+                    // complete here. It also drops the handler when it sees that reset, which it
+                    // checks each time the handler waits: one yield lets it, before anything is
+                    // sealed. A real end of stream passes through unchanged.
+                    tokio::task::yield_now().await;
+                    break;
+                }
                 Err(status) => {
                     // The jobs that arrived whole are kept: a retry with the same request id
                     // goes on from there.

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{QueryBuilder, SqlitePool};
+use sqlx::{Connection, QueryBuilder, SqliteConnection, SqlitePool};
 
 use super::{
     BatchLimits, BatchRecord, ClaimedJob, JobCounts, NewJob, NewResult, Outcome, StoreError,
@@ -40,8 +40,24 @@ pub(super) async fn connect(path: &str) -> Result<SqlitePool, StoreError> {
         .busy_timeout(Duration::from_secs(10));
     Ok(SqlitePoolOptions::new()
         .max_connections(MAX_CONNECTIONS)
+        .after_release(|connection, _| Box::pin(discard_if_in_transaction(connection)))
         .connect_with(options)
         .await?)
+}
+
+/// Whether a connection coming back to the pool may be used again: not if it is still inside a
+/// transaction. A transaction dropped without a commit queues its ROLLBACK on the connection's
+/// thread; after some failures SQLite has already rolled back by itself (SQLITE_FULL, SQLITE_IOERR:
+/// "the transaction is rolled back automatically", sqlite.org/lang_transaction.html), the queued
+/// ROLLBACK fails, and sqlx keeps counting the transaction: every later `BEGIN` on that connection
+/// would fail. Such a connection is closed and a fresh one opened when needed.
+async fn discard_if_in_transaction(connection: &mut SqliteConnection) -> Result<bool, sqlx::Error> {
+    if !connection.is_in_transaction() {
+        return Ok(true);
+    }
+    // Commands run in order on the connection's thread: after the ping, the ROLLBACK has run.
+    connection.ping().await?;
+    Ok(!connection.is_in_transaction())
 }
 
 pub(super) async fn ping(pool: &SqlitePool) -> Result<(), StoreError> {

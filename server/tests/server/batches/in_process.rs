@@ -118,12 +118,9 @@ async fn a_watcher_resuming_after_n_misses_nothing_and_repeats_nothing() {
     server.stop().await;
 }
 
-// Ignored for now: flaky since creates also store a group when the stream pauses (about 1 run in
-// 5 under load, 2,500 jobs instead of 3,000): the broken-off first create is sometimes taken as
-// complete and sealed before the retry. The retry logic is also covered by the CLI test of a
-// killed `orbit batch submit` (client/cli/tests/cli/batch.rs). Run with `--ignored`.
+// The first create is broken off with a reset (RST_STREAM CANCEL), which hyper hands the handler
+// as a clean end of the request body: the server must still not seal it as complete.
 #[tokio::test]
-#[ignore = "flaky: the broken-off create is sometimes sealed as complete; see the comment above"]
 async fn a_create_retried_with_the_same_request_id_never_duplicates_a_job() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let server = TestServer::start(config(&dir, 1)).await;
@@ -664,13 +661,9 @@ fn fill_leaving(filler: &std::path::Path, leave: u64) {
         .expect("shrink the filler");
 }
 
-// Ignored: the refusal, the count and the open state hold, but the retry after the disk has room
-// again fails with UNAVAILABLE "attempted to call begin_with at non-zero transaction depth": a
-// SQLite connection whose write failed with SQLITE_FULL goes back to the pool with sqlx still
-// counting a transaction on it. The store must discard such a connection; until it does, a
-// replica whose disk filled needs a restart. Run with `--ignored` (as root).
+// Needs root (a tmpfs mount); skipped with a message otherwise. After SQLITE_FULL, SQLite has
+// rolled the transaction back by itself: the store must not hand that connection out again.
 #[tokio::test]
-#[ignore = "a SQLite connection is reused after SQLITE_FULL; see the comment above"]
 async fn a_full_disk_refuses_the_rest_of_a_create_and_counts_only_what_was_stored() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let small = dir.path().join("small");
