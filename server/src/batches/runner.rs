@@ -51,15 +51,21 @@ const STOP_INTERVAL: Duration = Duration::from_millis(500);
 const JANITOR_INTERVAL: Duration = Duration::from_secs(5);
 /// Final events committed in one transaction at most.
 const WRITE_GROUP: usize = 2000;
-/// Jobs held ahead of the workers when jobs are tiny (see [`TINY_JOB`]): one claim round trip
-/// then feeds the workers for a while, instead of one round trip per job.
-const TINY_PREFETCH: usize = 2048;
-/// Jobs that ran shorter than this on average count as tiny.
-const TINY_JOB: Duration = Duration::from_millis(5);
-/// Jobs that ran shorter than this on average are short: one more is held for each worker.
-/// Longer jobs are claimed only as workers fall idle, so a replica never sits on a long job
-/// that another replica could be running.
+/// Work held ahead of each worker when jobs are short (see [`SHORT_JOB`]), in run time: one claim
+/// round trip then feeds the workers for a while instead of one round trip per job (each claim is
+/// a write transaction, and on a small machine the store's CPU time is the workers' CPU time).
+/// Held jobs are leased, so at the end of a batch another replica may wait up to about this long
+/// for work this one holds.
+const HOLD_AHEAD: Duration = Duration::from_millis(200);
+/// Jobs held ahead of the workers at most (tiny jobs: a claim of this many, refilled at half).
+const MAX_HELD: usize = 2048;
+/// Jobs that ran shorter than this on average are short: work is held for each worker (see
+/// [`HOLD_AHEAD`]). Longer jobs are claimed only as workers fall idle, so a replica never sits
+/// on a long job that another replica could be running.
 const SHORT_JOB: Duration = Duration::from_secs(1);
+/// How long the writer waits, after an answer arrives, for more to commit with it. Short jobs
+/// finish one at a time; without the wait each answer is a transaction of its own.
+const WRITE_LINGER: Duration = Duration::from_millis(50);
 /// Longest wait between retries while the store is away.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// How long a drain waits for the last answers to be committed.
@@ -242,26 +248,26 @@ impl Shared {
     }
 
     /// Jobs to claim now, given `held` claimed and not started: enough for the idle workers;
-    /// when jobs are short, also one waiting for each worker, so that a worker that finishes
-    /// starts the next job without waiting for a claim's round trip; when they are tiny, a
-    /// long run of them, refilled only once half of it is used (a claim per job would make the
-    /// store's write lock the bottleneck).
+    /// when jobs are short, also [`HOLD_AHEAD`] of work waiting for each worker (at least one
+    /// job, at most [`MAX_HELD`] in all), so that a worker that finishes starts the next job
+    /// without waiting for a claim's round trip. That reserve is refilled only once half of it is
+    /// used: a claim per job would make the store's write lock the bottleneck.
     fn wanted(&self, held: usize) -> usize {
         let idle = self.dispatcher.idle_workers();
         let mean = self.mean_run_ns.load(Ordering::Relaxed);
-        if mean < TINY_JOB.as_nanos() as u64 {
-            let target = TINY_PREFETCH.max(idle);
-            if held >= target / 2 {
-                return 0;
-            }
-            return target - held;
+        if mean >= SHORT_JOB.as_nanos() as u64 {
+            return idle.saturating_sub(held);
         }
-        let target = if mean < SHORT_JOB.as_nanos() as u64 {
-            idle + self.dispatcher.workers()
-        } else {
-            idle
-        };
-        target.saturating_sub(held)
+        let per_worker = (HOLD_AHEAD.as_nanos() as u64 / mean.max(1)).max(1);
+        let ahead = usize::try_from(per_worker)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(self.dispatcher.workers())
+            .min(MAX_HELD);
+        let target = idle + ahead;
+        if held > idle + ahead / 2 {
+            return 0;
+        }
+        target - held
     }
 
     fn lease_until(&self) -> i64 {
@@ -557,6 +563,21 @@ async fn write_loop(shared: Arc<Shared>, mut answers: mpsc::UnboundedReceiver<An
             match answers.recv().await {
                 Some(answer) => add(answer, &mut finals, &mut hand_back),
                 None => return,
+            }
+            let linger_until = tokio::time::Instant::now() + WRITE_LINGER;
+            let mut pending = 1;
+            while pending < WRITE_GROUP {
+                match tokio::time::timeout_at(linger_until, answers.recv()).await {
+                    Ok(Some(answer)) => {
+                        add(answer, &mut finals, &mut hand_back);
+                        pending += 1;
+                    }
+                    Ok(None) => {
+                        open = false;
+                        break;
+                    }
+                    Err(_lingered) => break,
+                }
             }
         }
         let mut pending = finals.values().map(Vec::len).sum::<usize>() + hand_back.len();
