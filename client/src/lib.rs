@@ -1,8 +1,8 @@
 //! Rust client for Orbit: a thin wrapper over the generated gRPC client ([`Client`]), how to reach
 //! a server ([`ConnectOptions`]: TLS trust, the bearer token of [`auth`], the message limit), the
 //! expansion of server names into addresses ([`endpoints`]), a batch spread over several servers
-//! with retries ([`batch`]), and durable batches stored by the server ([`batches`],
-//! [`Client::batches`]). It depends on the API crate (`orbit-api`) and tonic only, not
+//! with retries ([`batch`]), durable batches stored by the server ([`batches`],
+//! [`Client::batches`]), and checks of the witnesses answers carry ([`witness`]). It depends on the API crate (`orbit-api`) and tonic only, not
 //! on the server or the solvers; the `orbit` CLI, its text formats and the embedded server it
 //! starts are the `orbit-cli` crate.
 //!
@@ -17,6 +17,7 @@
 //!         vertices: 2,
 //!         edges: vec![pb::Edge { from: 0, to: 1 }],
 //!         query: vec![],
+//!         ..Default::default()
 //!     })),
 //! };
 //! let result = client.solve(job).await?;
@@ -31,6 +32,7 @@ pub mod auth;
 pub mod batch;
 pub mod batches;
 pub mod endpoints;
+pub mod witness;
 
 pub use orbit_api::v1 as pb;
 /// Default largest message, matching the server's default (defined with the contract).

@@ -81,6 +81,10 @@ pub struct GameInput {
     pub vertices: Num32,
     pub edges: Vec<(Num32, Num32)>,
     pub query: Vec<Num32>,
+    /// Ask for every move's value.
+    pub moves: bool,
+    /// Ask for the principal variations.
+    pub line: bool,
 }
 
 impl GameInput {
@@ -90,6 +94,8 @@ impl GameInput {
             vertices: self.vertices.get(),
             edges: edges(&self.edges),
             query: self.query.iter().map(|q| q.get()).collect(),
+            moves: self.moves,
+            line: self.line,
         })))
     }
 }
@@ -358,6 +364,10 @@ pub struct CopThiefInput {
     pub options: OptionsInput,
     pub rows: Vec<Vec<CellInput>>,
     pub queries: Vec<StateInput>,
+    /// Ask for every move's value.
+    pub moves: bool,
+    /// Ask for the optimal chases.
+    pub line: bool,
 }
 
 impl CopThiefInput {
@@ -385,6 +395,8 @@ impl CopThiefInput {
                         thief_to_move: q.thief_to_move,
                     })
                     .collect(),
+                moves: self.moves,
+                line: self.line,
             })))
     }
 }

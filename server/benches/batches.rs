@@ -102,6 +102,7 @@ fn tiny_job(i: u64) -> pb::Job {
             vertices: 1,
             edges: vec![],
             query: vec![],
+            ..Default::default()
         })),
     }
 }
@@ -117,6 +118,7 @@ fn grid_job(i: u64, n: usize) -> pb::Job {
         kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
             rows,
             queries: vec![],
+            ..Default::default()
         })),
     }
 }

@@ -64,6 +64,7 @@ fn grid(n: usize) -> pb::CopThiefJob {
     pb::CopThiefJob {
         rows,
         queries: vec![],
+        ..Default::default()
     }
 }
 
@@ -77,6 +78,7 @@ fn job(id: String, i: usize) -> pb::Job {
                 .map(|(from, to)| pb::Edge { from, to })
                 .collect(),
             query: vec![],
+            ..Default::default()
         })
     };
     let kind = match Mix::of(i) {

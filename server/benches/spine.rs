@@ -52,6 +52,7 @@ fn tiny_job(i: u64) -> pb::Job {
             vertices: 1,
             edges: vec![],
             query: vec![],
+            ..Default::default()
         })),
     }
 }
@@ -82,6 +83,7 @@ fn grid_job(id: u64, n: usize) -> pb::Job {
         kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
             rows,
             queries: vec![],
+            ..Default::default()
         })),
     }
 }

@@ -94,6 +94,14 @@ pub struct ServerConfig {
     #[arg(long, env = "ORBIT_MAX_PERMUTATION_ENTRIES", default_value_t = Limits::default().max_permutation_entries)]
     pub max_permutation_entries: u64,
 
+    /// Longest principal variation a game answer reports, moves (longer lines are cut).
+    #[arg(long, env = "ORBIT_MAX_LINE", default_value_t = Limits::default().max_line)]
+    pub max_line: u64,
+
+    /// Most moves and line steps one game answer reports in all.
+    #[arg(long, env = "ORBIT_MAX_REPORTED_MOVES", default_value_t = Limits::default().max_reported_moves)]
+    pub max_reported_moves: u64,
+
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (plain HTTP, no token), e.g.
     /// 0.0.0.0:9464. Off when not given.
     #[arg(long, env = "ORBIT_METRICS_ADDR", value_name = "HOST:PORT")]
@@ -193,6 +201,8 @@ impl Default for ServerConfig {
             max_degree: limits.max_degree,
             max_group_elements: limits.max_group_elements,
             max_permutation_entries: limits.max_permutation_entries,
+            max_line: limits.max_line,
+            max_reported_moves: limits.max_reported_moves,
             metrics_addr: None,
             tls_cert: None,
             tls_key: None,
@@ -301,6 +311,8 @@ impl ServerConfig {
             max_group_elements: self.max_group_elements,
             max_permutation_entries: self.max_permutation_entries,
             max_job_memory: self.max_job_memory,
+            max_line: self.max_line,
+            max_reported_moves: self.max_reported_moves,
             threads_per_job: self
                 .threads_per_job
                 .unwrap_or(defaults.threads_per_job)

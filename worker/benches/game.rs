@@ -10,7 +10,7 @@
 //! cargo bench -p orbit-worker --bench game -- --list
 //! ```
 //!
-//! Case names: `cop64`, `cop64-t2`, `cop64-textbook`, `cop100`, `cop100-t2`, `cop100-textbook`
+//! Case names: `cop64`, `cop64-t2`, `cop64-textbook`, `cop64-play` (and the optimal chase), `cop100`, `cop100-t2`, `cop100-textbook`
 //! (not in the default set: needs about 20 GB), `graph1e7`, `graph1e7-textbook`. A number after a
 //! `cop` case's size is the thread count.
 
@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use orbit_worker::SolveContext;
-use orbit_worker::cop_thief::{parse_grid_text, solve_cop_thief};
+use orbit_worker::cop_thief::{CopThiefQuery, parse_grid_text, solve_cop_thief};
 use orbit_worker::game::{GameGraph, solve_game_threads};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -28,6 +28,7 @@ const DEFAULT_CASES: &[&str] = &[
     "cop64",
     "cop64-t2",
     "cop64-textbook",
+    "cop64-play",
     "cop100",
     "cop100-t2",
     "graph1e7",
@@ -108,6 +109,11 @@ fn run_case(name: &str) {
         "graph1e7-t2" => graph(false, 2),
         "graph1e7-textbook" => graph(true, 1),
         _ => {
+            // `-play`: also the optimal chase from the start (`orbit cop-thief --play`).
+            let (name, play) = match name.strip_suffix("-play") {
+                Some(r) => (r, true),
+                None => (name, false),
+            };
             let (rest, textbook) = match name.strip_suffix("-textbook") {
                 Some(r) => (r, true),
                 None => (name, false),
@@ -121,7 +127,7 @@ fn run_case(name: &str) {
                 .expect("cop case")
                 .parse()
                 .expect("size");
-            cop(n, threads, textbook)
+            cop(n, threads, textbook, play)
         }
     };
     println!("RESULT {secs:.4} {cpu:.2} {} {answer}", peak_rss_kb());
@@ -169,7 +175,7 @@ fn open_grid_text(n: usize) -> String {
     text
 }
 
-fn cop(n: usize, threads: usize, textbook: bool) -> (f64, f64, String) {
+fn cop(n: usize, threads: usize, textbook: bool, play: bool) -> (f64, f64, String) {
     let text = open_grid_text(n);
     timed(|| {
         if textbook {
@@ -177,7 +183,17 @@ fn cop(n: usize, threads: usize, textbook: bool) -> (f64, f64, String) {
         } else {
             let grid = parse_grid_text(&text).expect("valid grid");
             let sol = solve_cop_thief(&grid, threads, &SolveContext::detached()).expect("solve");
-            sol.start_value().to_string()
+            if play {
+                let start = CopThiefQuery {
+                    cop: grid.cop(),
+                    thief: grid.thief(),
+                    cop_to_move: true,
+                };
+                let line = sol.line(start, u64::MAX);
+                format!("{} chase {}", sol.start_value(), line.states.len())
+            } else {
+                sol.start_value().to_string()
+            }
         }
     })
 }

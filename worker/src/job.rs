@@ -87,7 +87,7 @@ macro_rules! job_kinds {
             /// use orbit_worker::game::{GameGraph, GameJob};
             /// use orbit_worker::job::JobSpec;
             /// let graph = GameGraph { vertices: 1_000, edges: vec![(0, 1); 5_000] };
-            /// let job = JobSpec::Game(GameJob { graph, query: vec![] });
+            /// let job = JobSpec::Game(GameJob { graph, query: vec![], witness: Default::default() });
             /// let bytes = job.memory_estimate(&Limits::default());
             /// assert!(bytes >= 4 * 5_000 + 21 * 1_000 && bytes < 1 << 20);
             /// ```

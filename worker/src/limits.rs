@@ -33,6 +33,11 @@ pub struct Limits {
     /// enumeration) are charged against what is left of it, so the sum of the running jobs'
     /// budgets bounds what the solvers hold.
     pub max_job_memory: u64,
+    /// Moves in one principal variation (a game's `line`): longer lines are cut and say so.
+    pub max_line: u64,
+    /// Moves and line steps one game answer may report in all (its witnesses); beyond it the job
+    /// gets RESOURCE_EXHAUSTED naming this limit.
+    pub max_reported_moves: u64,
     /// Threads one job may use inside its solver (solvers that parallelise, e.g. the
     /// policeman-and-thief game). Not a size limit, but a resource cap set by the server.
     pub threads_per_job: usize,
@@ -49,6 +54,8 @@ impl Default for Limits {
             max_permutation_entries: 50_000_000,
             max_group_chain_bytes: 1 << 30,
             max_job_memory: DEFAULT_MAX_JOB_MEMORY,
+            max_line: 10_000,
+            max_reported_moves: 10_000_000,
             threads_per_job: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),

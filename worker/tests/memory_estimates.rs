@@ -135,6 +135,7 @@ fn game(graph: GameGraph) -> JobSpec {
     JobSpec::Game(GameJob {
         graph,
         query: Vec::new(),
+        witness: Default::default(),
     })
 }
 
@@ -193,8 +194,13 @@ fn maze(size: usize, seed: u64) -> Grid {
 #[test]
 fn cop_thief_peaks_stay_under_the_estimate() {
     let _serial = one_test_at_a_time();
-    let spec =
-        |grid: Grid, queries: Vec<CopThiefQuery>| JobSpec::CopThief(CopThiefJob { grid, queries });
+    let spec = |grid: Grid, queries: Vec<CopThiefQuery>| {
+        JobSpec::CopThief(CopThiefJob {
+            grid,
+            queries,
+            witness: Default::default(),
+        })
+    };
     check_tight("cop_thief 3 x 4", spec(open_grid(3, 4), Vec::new()));
     // 90 free cells: 2 · 90² = 16,200 states, too few for a game deeper than the 2-byte words
     // hold, so the estimate counts 2 bytes per state.

@@ -5,8 +5,10 @@
 
 use orbit_api::v1 as pb;
 use orbit_worker::cop_thief::{
-    Cell, CopThiefAnswer, CopThiefJob, CopThiefQuery, CopThiefValue, Grid,
+    Cell, CopThiefAnswer, CopThiefJob, CopThiefLine, CopThiefMove, CopThiefQuery, CopThiefValue,
+    Grid,
 };
+use orbit_worker::game::GameWitness;
 use orbit_worker::{Limits, SolveError};
 
 /// proto → domain: the grid from its rows, and the queried states; a missing cell is an error
@@ -20,6 +22,10 @@ pub fn from_proto(job: pb::CopThiefJob, _limits: &Limits) -> Result<CopThiefJob,
             .enumerate()
             .map(|(i, q)| query_from_proto(q, i))
             .collect::<Result<_, _>>()?,
+        witness: GameWitness {
+            moves: job.moves,
+            line: job.line,
+        },
     })
 }
 
@@ -37,31 +43,60 @@ fn query_from_proto(q: &pb::CopThiefState, i: usize) -> Result<CopThiefQuery, So
     })
 }
 
-/// domain → proto: the start position's value and every queried state's.
+/// domain → proto: the start position's value and every queried state's, with their moves and
+/// lines when asked for.
 pub fn result_to_proto(answer: CopThiefAnswer) -> pb::CopThiefResult {
     let (winner, half_moves) = winner_to_proto(answer.value);
     let queries = answer
         .queries
-        .iter()
+        .into_iter()
         .map(|state| {
             let (winner, half_moves) = winner_to_proto(state.value);
+            let (line, line_truncated) = line_to_proto(state.line);
             pb::CopThiefStateResult {
-                state: Some(pb::CopThiefState {
-                    cop: Some(cell_to_proto(state.query.cop)),
-                    thief: Some(cell_to_proto(state.query.thief)),
-                    thief_to_move: !state.query.cop_to_move,
-                }),
+                state: Some(state_to_proto(state.query)),
                 winner: winner as i32,
                 half_moves,
                 best_move: state.best_move.map(cell_to_proto),
+                moves: state.moves.into_iter().map(move_to_proto).collect(),
+                line,
+                line_truncated,
             }
         })
         .collect();
+    let (line, line_truncated) = line_to_proto(answer.line);
     pb::CopThiefResult {
         winner: winner as i32,
         half_moves,
         queries,
+        moves: answer.moves.into_iter().map(move_to_proto).collect(),
+        line,
+        line_truncated,
     }
+}
+
+fn state_to_proto(state: CopThiefQuery) -> pb::CopThiefState {
+    pb::CopThiefState {
+        cop: Some(cell_to_proto(state.cop)),
+        thief: Some(cell_to_proto(state.thief)),
+        thief_to_move: !state.cop_to_move,
+    }
+}
+
+fn move_to_proto(m: CopThiefMove) -> pb::CopThiefMove {
+    let (winner, half_moves) = winner_to_proto(m.value);
+    pb::CopThiefMove {
+        to: Some(cell_to_proto(m.to)),
+        winner: winner as i32,
+        half_moves,
+    }
+}
+
+fn line_to_proto(line: CopThiefLine) -> (Vec<pb::CopThiefState>, bool) {
+    (
+        line.states.into_iter().map(state_to_proto).collect(),
+        line.truncated,
+    )
 }
 
 fn winner_to_proto(value: CopThiefValue) -> (pb::Winner, Option<u32>) {
@@ -83,6 +118,6 @@ fn cell_to_proto((row, col): Cell) -> pb::GridCell {
 pub fn example() -> pb::CopThiefJob {
     pb::CopThiefJob {
         rows: vec!["CT".into()],
-        queries: vec![],
+        ..Default::default()
     }
 }

@@ -2,7 +2,9 @@
 //! `GameGraphResult`.
 
 use orbit_api::v1 as pb;
-use orbit_worker::game::{GameAnswer, GameGraph, GameJob, NO_DEPTH, NO_MOVE, Outcome};
+use orbit_worker::game::{
+    GameAnswer, GameGraph, GameJob, GameWitness, Line, MoveValue, NO_DEPTH, NO_MOVE, Outcome,
+};
 use orbit_worker::{Limits, SolveError};
 
 /// proto → domain; only reshapes (the ranges are checked by the kind's `validate`).
@@ -14,34 +16,65 @@ pub fn from_proto(game: pb::GameGraphJob, _limits: &Limits) -> Result<GameJob, S
     Ok(GameJob {
         graph,
         query: game.query,
+        witness: GameWitness {
+            moves: game.moves,
+            line: game.line,
+        },
     })
 }
 
-/// domain → proto: the queried vertices (all when the query is empty) and the totals.
+/// domain → proto: the queried vertices (all when the query is empty), their witnesses when
+/// asked for, and the totals.
 pub fn result_to_proto(answer: GameAnswer) -> pb::GameGraphResult {
-    let GameAnswer { solution, query } = answer;
-    let one = |v: u32| {
-        let i = v as usize;
-        let depth = solution.depth[i];
-        let best = solution.best_move[i];
-        pb::VertexOutcome {
-            vertex: v,
-            outcome: outcome_to_proto(solution.outcome[i]) as i32,
-            depth: (depth != NO_DEPTH).then_some(depth),
-            best_move: (best != NO_MOVE).then_some(best),
-        }
-    };
-    let vertices = if query.is_empty() {
-        (0..solution.len() as u32).map(one).collect()
-    } else {
-        query.iter().copied().map(one).collect()
-    };
+    let reported = answer.reported();
+    let GameAnswer {
+        solution,
+        moves,
+        lines,
+        ..
+    } = answer;
+    let mut moves = moves.into_iter();
+    let mut lines = lines.into_iter();
+    let vertices = reported
+        .into_iter()
+        .map(|v| {
+            let i = v as usize;
+            let depth = solution.depth[i];
+            let best = solution.best_move[i];
+            let Line {
+                vertices: line,
+                truncated: line_truncated,
+            } = lines.next().unwrap_or_default();
+            pb::VertexOutcome {
+                vertex: v,
+                outcome: outcome_to_proto(solution.outcome[i]) as i32,
+                depth: (depth != NO_DEPTH).then_some(depth),
+                best_move: (best != NO_MOVE).then_some(best),
+                moves: moves
+                    .next()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(move_to_proto)
+                    .collect(),
+                line,
+                line_truncated,
+            }
+        })
+        .collect();
     let count = |o: Outcome| solution.outcome.iter().filter(|&&x| x == o).count() as u64;
     pb::GameGraphResult {
         vertices,
         wins: count(Outcome::Win),
         losses: count(Outcome::Lose),
         draws: count(Outcome::Draw),
+    }
+}
+
+fn move_to_proto(m: MoveValue) -> pb::MoveValue {
+    pb::MoveValue {
+        to: m.to,
+        outcome: outcome_to_proto(m.outcome) as i32,
+        depth: (m.depth != NO_DEPTH).then_some(m.depth),
     }
 }
 
@@ -58,6 +91,6 @@ pub fn example() -> pb::GameGraphJob {
     pb::GameGraphJob {
         vertices: 2,
         edges: vec![pb::Edge { from: 0, to: 1 }],
-        query: vec![],
+        ..Default::default()
     }
 }

@@ -137,6 +137,8 @@ pub fn limits_to_proto(limits: &Limits, max_message_bytes: usize) -> pb::Limits 
         max_group_elements: limits.max_group_elements,
         max_permutation_entries: limits.max_permutation_entries,
         max_job_memory: limits.max_job_memory,
+        max_line: limits.max_line,
+        max_reported_moves: limits.max_reported_moves,
     }
 }
 

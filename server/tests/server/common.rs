@@ -124,6 +124,7 @@ pub fn game_job(id: &str, vertices: u32, edges: &[(u32, u32)]) -> pb::Job {
                 .map(|&(from, to)| pb::Edge { from, to })
                 .collect(),
             query: vec![],
+            ..Default::default()
         })),
     }
 }

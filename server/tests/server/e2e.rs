@@ -34,6 +34,7 @@ fn cop_thief_job(id: &str, n: usize, progress: bool) -> pb::Job {
         kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
             rows,
             queries: vec![],
+            ..Default::default()
         })),
     }
 }
@@ -359,6 +360,7 @@ async fn bad_input_gets_the_right_status() {
             kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
                 rows: vec!["C.".into(), "T".into()],
                 queries: vec![],
+                ..Default::default()
             })),
         })
         .await

@@ -114,6 +114,7 @@ fn cop_thief_job(id: &str, n: usize) -> pb::Job {
         kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
             rows: crate::common::open_grid_rows(n),
             queries: vec![],
+            ..Default::default()
         })),
     }
 }

@@ -164,6 +164,7 @@ async fn an_answer_too_large_for_a_message_fails_only_its_job() {
             vertices,
             edges: vec![],
             query: vec![],
+            ..Default::default()
         })),
     };
     let too_large = |code: Code, message: &str| {

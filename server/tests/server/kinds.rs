@@ -384,6 +384,7 @@ async fn cop_thief_jobs_answer_queried_states() {
         job(pb::job::Kind::CopThief(pb::CopThiefJob {
             rows: vec!["C...".into(), ".*..".into(), "...T".into()],
             queries,
+            ..Default::default()
         }))
     };
     let queries = vec![

@@ -7,6 +7,7 @@ mod common;
 mod batches;
 mod e2e;
 mod error_details;
+mod game_witness;
 mod input_errors;
 mod kinds;
 mod memory_limit;

@@ -36,6 +36,7 @@ fn open_grid(id: &str, n: usize) -> pb::Job {
         kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
             rows,
             queries: vec![],
+            ..Default::default()
         })),
     }
 }

@@ -104,6 +104,7 @@ fn long_job(id: &str) -> pb::Job {
         kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
             rows,
             queries: vec![],
+            ..Default::default()
         })),
     }
 }
@@ -366,6 +367,7 @@ async fn grpc_metrics_count_calls_messages_and_codes_with_the_standard_names() {
         kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
             rows: vec![".".repeat(2_000_000)],
             queries: vec![],
+            ..Default::default()
         })),
     };
     let err = client.solve(oversized).await.expect_err("too large");

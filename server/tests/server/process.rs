@@ -32,6 +32,7 @@ async fn json_logs_carry_one_span_per_job_and_sigterm_exits_zero() {
             vertices: 2,
             edges: vec![pb::Edge { from: 0, to: 1 }],
             query: vec![],
+            ..Default::default()
         })),
     };
     client.solve(job).await.expect("solve");
@@ -86,6 +87,7 @@ async fn sigterm_lets_a_running_job_finish_within_the_grace_period() {
         kind: Some(pb::job::Kind::CopThief(pb::CopThiefJob {
             rows,
             queries: vec![],
+            ..Default::default()
         })),
     };
     let mut caller = client.clone();

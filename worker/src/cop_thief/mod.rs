@@ -27,7 +27,8 @@
 //! # Layout
 //! `job` (the job kind: queries, validation, estimate, run), `grid` (the grid and its text format), `validation` (limits and the memory estimate), `board`
 //! (state indexing and moves), `word` (the state word), `solver` (the propagation), `solution`
-//! (values, best moves and the queried states).
+//! (values, best moves and the queried states), `witness` (every move with its value, and the
+//! optimal chase).
 //!
 //! # References
 //! The policeman-and-thief grid game is a pursuit game of the cops-and-robbers family
@@ -44,10 +45,15 @@ mod job;
 mod solution;
 mod solver;
 mod validation;
+mod witness;
 mod word;
 
 pub use grid::{Cell, Grid, parse_grid_text};
-pub use job::{ANSWER_BYTES_PER_STATE, CopThiefAnswer, CopThiefJob, CopThiefStateValue};
+pub use job::{
+    ANSWER_BYTES_PER_STATE, CopThiefAnswer, CopThiefJob, CopThiefStateValue,
+    WITNESS_BYTES_PER_STATE,
+};
 pub use solution::{CopThiefQuery, CopThiefSolution, CopThiefValue};
 pub use solver::{Tuning, solve_cop_thief, solve_cop_thief_tuned};
 pub use validation::{memory_estimate, validate_cop_thief};
+pub use witness::{CopThiefLine, CopThiefMove};

@@ -189,7 +189,7 @@ impl CopThiefSolution {
 
 /// A policeman-and-thief state to report: the policeman's and the thief's cells, and whether the
 /// policeman moves next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CopThiefQuery {
     /// The policeman's cell.
     pub cop: Cell,

@@ -12,14 +12,14 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Winner of a state for the oracle: `Some((cop_wins, depth))`, `None` = draw.
-type Val = Option<(bool, u32)>;
+pub(crate) type Val = Option<(bool, u32)>;
 
 /// The oracle, written from the rules only. States are (cop cell, thief cell, cop to move) over
 /// all cells of the grid (walls included but never used). Round 0: finished games. Round r: a
 /// state whose mover has a move to a state already won by the mover (in an earlier round) is
 /// won now; a state all of whose moves lead to states already won by the opponent is lost now.
 /// The round is the depth; what is never decided is a draw.
-fn oracle(rows: &[String]) -> Vec<Val> {
+pub(crate) fn oracle(rows: &[String]) -> Vec<Val> {
     let h = rows.len() as i32;
     let w = rows[0].len() as i32;
     let at = |r: i32, c: i32| -> u8 { rows[r as usize].as_bytes()[c as usize] };
@@ -181,7 +181,7 @@ fn check_best_move(
 }
 
 /// A random grid of up to 8 x 8 with walls, maybe an exit, and one of several start layouts.
-fn random_rows(rng: &mut ChaCha8Rng) -> Vec<String> {
+pub(crate) fn random_rows(rng: &mut ChaCha8Rng) -> Vec<String> {
     loop {
         let h = rng.random_range(1..=8usize);
         let w = rng.random_range(1..=8usize);

@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 /// Naive oracle: rounds of simultaneous updates from the labels of earlier rounds only. In round
 /// `r` a vertex becomes Win if some successor was already Lose, Lose if every successor was
 /// already Win; the round number is the depth (terminals: round 0). Whatever is left is a draw.
-fn naive(g: &GameGraph) -> (Vec<Outcome>, Vec<u32>) {
+pub(crate) fn naive(g: &GameGraph) -> (Vec<Outcome>, Vec<u32>) {
     let n = g.vertices as usize;
     let mut succ = vec![Vec::new(); n];
     for &(u, v) in &g.edges {
@@ -57,7 +57,7 @@ fn naive(g: &GameGraph) -> (Vec<Outcome>, Vec<u32>) {
         .unzip()
 }
 
-fn random_graph(rng: &mut ChaCha8Rng) -> GameGraph {
+pub(crate) fn random_graph(rng: &mut ChaCha8Rng) -> GameGraph {
     let n = rng.random_range(0..=14u32);
     let m = if n == 0 {
         0

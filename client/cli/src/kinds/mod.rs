@@ -34,6 +34,15 @@ pub enum KindCommand {
     Game {
         /// Input file; `-` or nothing for stdin.
         file: Option<PathBuf>,
+        /// Append ` moves` and every move as `V:win D`, `V:lose D` or `V:draw` (V the vertex
+        /// moved to, 1-based; its value for the player to move there), comma-separated, best
+        /// first.
+        #[arg(long)]
+        moves: bool,
+        /// Append ` line` and the vertices of the principal variation (1-based; `...` at the end
+        /// when cut at the server's `max_line`).
+        #[arg(long)]
+        line: bool,
     },
     /// A permutation group: order and membership. Input: `d k q`, then k generator lines and q
     /// candidate lines in GAP cycle notation, 1-based (`(1,2,3)(4,5)`; `()` is the identity).
@@ -56,6 +65,11 @@ pub enum KindCommand {
     CopThief {
         /// Input file; `-` or nothing for stdin.
         file: Option<PathBuf>,
+        /// After the answer, show the board after every half-move of the optimal chase: a
+        /// header `K cop|thief` (half-moves played, who moves next), the rows with `C` and `T`
+        /// where they stand, a blank line; in place on a terminal, as frames when piped.
+        #[arg(long)]
+        play: bool,
     },
 }
 
@@ -67,13 +81,17 @@ pub(crate) async fn run(
 ) -> anyhow::Result<ExitCode> {
     let endpoints = connection.endpoints();
     match command {
-        KindCommand::Game { file } => game::run(endpoints, file.as_deref()).await,
+        KindCommand::Game { file, moves, line } => {
+            game::run(endpoints, file.as_deref(), game::Witness { moves, line }).await
+        }
         KindCommand::Group { file } => group::run(endpoints, file.as_deref()).await,
         KindCommand::Count(args) => count::run(endpoints, args).await,
         KindCommand::Puzzle { file } => {
             let mut client = connection.client().clone();
             puzzle::run(&mut client, file.as_deref(), global.max_message_bytes).await
         }
-        KindCommand::CopThief { file } => cop_thief::run(endpoints, file.as_deref()).await,
+        KindCommand::CopThief { file, play } => {
+            cop_thief::run(endpoints, file.as_deref(), play).await
+        }
     }
 }

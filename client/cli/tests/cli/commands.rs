@@ -63,6 +63,53 @@ fn game_prints_one_line_per_vertex() {
 }
 
 #[test]
+fn game_moves_and_line_print_every_move_and_the_principal_variation() {
+    assert_eq!(
+        stdout_of(&["game", "--moves", "examples/game.txt"], None),
+        "draw moves 2:draw\n\
+         draw moves 3:draw\n\
+         draw moves 1:draw,4:win 3\n\
+         win 3 moves 5:lose 2\n\
+         lose 2 moves 6:win 1\n\
+         win 1 moves 7:lose 0,4:win 3\n\
+         lose 0 moves\n"
+    );
+    assert_eq!(
+        stdout_of(&["game", "--line", "examples/game.txt"], None),
+        "draw line 2 3 1\n\
+         draw line 3 1 2\n\
+         draw line 1 2 3\n\
+         win 3 line 5 6 7\n\
+         lose 2 line 6 7\n\
+         win 1 line 7\n\
+         lose 0 line\n"
+    );
+    assert_eq!(
+        stdout_of(&["game", "--moves", "--line", "-"], Some("2 1\n1 2\n")),
+        "win 1 moves 2:lose 0 line 2\nlose 0 moves line\n"
+    );
+}
+
+#[test]
+fn cop_thief_play_prints_the_answer_then_a_frame_per_half_move() {
+    assert_eq!(
+        stdout_of(&["cop-thief", "--play"], Some("1 3\nC.T\n")),
+        "cop 3\n\
+         0 cop\nC.T\n\n\
+         1 thief\n.CT\n\n\
+         2 cop\n.CT\n\n\
+         3 thief\n..C\n\n"
+    );
+    // The published example: the thief reaches the exit in 2 half-moves.
+    let frames = stdout_of(&["cop-thief", "--play", "examples/cop-thief.txt"], None);
+    assert!(frames.starts_with("thief 2\n0 cop\n"), "{frames}");
+    assert!(
+        frames.ends_with("2 cop\nC.....\n..**..\n..*...\n......\n....T.\n\n"),
+        "{frames}"
+    );
+}
+
+#[test]
 fn cop_thief_prints_the_winner() {
     assert_eq!(
         stdout_of(&["cop-thief", "examples/cop-thief.txt"], None),

@@ -598,6 +598,7 @@ async fn a_server_without_a_store_says_so() {
                 vertices: 1,
                 edges: vec![],
                 query: vec![],
+                ..Default::default()
             }),
         ))
         .await
@@ -706,6 +707,7 @@ async fn a_full_disk_refuses_the_rest_of_a_create_and_counts_only_what_was_store
                         })
                         .collect(),
                     query: vec![0],
+                    ..Default::default()
                 }),
             )
         })

@@ -206,6 +206,7 @@ fn random_job(rng: &mut ChaCha8Rng, id: String) -> pb::Job {
                     vertices,
                     edges,
                     query: vec![],
+                    ..Default::default()
                 }),
             )
         }
@@ -276,6 +277,7 @@ fn random_job(rng: &mut ChaCha8Rng, id: String) -> pb::Job {
             pb::job::Kind::CopThief(pb::CopThiefJob {
                 rows: vec!["C..".into(), "...".into(), "..T".into()],
                 queries: vec![],
+                ..Default::default()
             }),
         ),
         _ => {
@@ -286,6 +288,7 @@ fn random_job(rng: &mut ChaCha8Rng, id: String) -> pb::Job {
                     vertices: 2,
                     edges: vec![pb::Edge { from: 0, to: 7 }],
                     query: vec![],
+                    ..Default::default()
                 }),
             )
         }
@@ -307,6 +310,7 @@ fn slow_job(id: &str, n: usize) -> pb::Job {
         pb::job::Kind::CopThief(pb::CopThiefJob {
             rows: crate::common::open_grid_rows(n),
             queries: vec![],
+            ..Default::default()
         }),
     )
 }

@@ -88,26 +88,46 @@ class Edge(_message.Message):
     def __init__(self, to: _Optional[int] = ..., **kwargs) -> None: ...
 
 class GameGraphJob(_message.Message):
-    __slots__ = ("vertices", "edges", "query")
+    __slots__ = ("vertices", "edges", "query", "moves", "line")
     VERTICES_FIELD_NUMBER: _ClassVar[int]
     EDGES_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
     vertices: int
     edges: _containers.RepeatedCompositeFieldContainer[Edge]
     query: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, vertices: _Optional[int] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., query: _Optional[_Iterable[int]] = ...) -> None: ...
+    moves: bool
+    line: bool
+    def __init__(self, vertices: _Optional[int] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., query: _Optional[_Iterable[int]] = ..., moves: _Optional[bool] = ..., line: _Optional[bool] = ...) -> None: ...
+
+class MoveValue(_message.Message):
+    __slots__ = ("to", "outcome", "depth")
+    TO_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_FIELD_NUMBER: _ClassVar[int]
+    to: int
+    outcome: Outcome
+    depth: int
+    def __init__(self, to: _Optional[int] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., depth: _Optional[int] = ...) -> None: ...
 
 class VertexOutcome(_message.Message):
-    __slots__ = ("vertex", "outcome", "depth", "best_move")
+    __slots__ = ("vertex", "outcome", "depth", "best_move", "moves", "line", "line_truncated")
     VERTEX_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     DEPTH_FIELD_NUMBER: _ClassVar[int]
     BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    LINE_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     vertex: int
     outcome: Outcome
     depth: int
     best_move: int
-    def __init__(self, vertex: _Optional[int] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., depth: _Optional[int] = ..., best_move: _Optional[int] = ...) -> None: ...
+    moves: _containers.RepeatedCompositeFieldContainer[MoveValue]
+    line: _containers.RepeatedScalarFieldContainer[int]
+    line_truncated: bool
+    def __init__(self, vertex: _Optional[int] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., depth: _Optional[int] = ..., best_move: _Optional[int] = ..., moves: _Optional[_Iterable[_Union[MoveValue, _Mapping]]] = ..., line: _Optional[_Iterable[int]] = ..., line_truncated: _Optional[bool] = ...) -> None: ...
 
 class GameGraphResult(_message.Message):
     __slots__ = ("vertices", "wins", "losses", "draws")
@@ -122,12 +142,26 @@ class GameGraphResult(_message.Message):
     def __init__(self, vertices: _Optional[_Iterable[_Union[VertexOutcome, _Mapping]]] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ...) -> None: ...
 
 class CopThiefJob(_message.Message):
-    __slots__ = ("rows", "queries")
+    __slots__ = ("rows", "queries", "moves", "line")
     ROWS_FIELD_NUMBER: _ClassVar[int]
     QUERIES_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
     rows: _containers.RepeatedScalarFieldContainer[str]
     queries: _containers.RepeatedCompositeFieldContainer[CopThiefState]
-    def __init__(self, rows: _Optional[_Iterable[str]] = ..., queries: _Optional[_Iterable[_Union[CopThiefState, _Mapping]]] = ...) -> None: ...
+    moves: bool
+    line: bool
+    def __init__(self, rows: _Optional[_Iterable[str]] = ..., queries: _Optional[_Iterable[_Union[CopThiefState, _Mapping]]] = ..., moves: _Optional[bool] = ..., line: _Optional[bool] = ...) -> None: ...
+
+class CopThiefMove(_message.Message):
+    __slots__ = ("to", "winner", "half_moves")
+    TO_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    HALF_MOVES_FIELD_NUMBER: _ClassVar[int]
+    to: GridCell
+    winner: Winner
+    half_moves: int
+    def __init__(self, to: _Optional[_Union[GridCell, _Mapping]] = ..., winner: _Optional[_Union[Winner, str]] = ..., half_moves: _Optional[int] = ...) -> None: ...
 
 class GridCell(_message.Message):
     __slots__ = ("row", "col")
@@ -148,26 +182,38 @@ class CopThiefState(_message.Message):
     def __init__(self, cop: _Optional[_Union[GridCell, _Mapping]] = ..., thief: _Optional[_Union[GridCell, _Mapping]] = ..., thief_to_move: _Optional[bool] = ...) -> None: ...
 
 class CopThiefStateResult(_message.Message):
-    __slots__ = ("state", "winner", "half_moves", "best_move")
+    __slots__ = ("state", "winner", "half_moves", "best_move", "moves", "line", "line_truncated")
     STATE_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     HALF_MOVES_FIELD_NUMBER: _ClassVar[int]
     BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    LINE_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     state: CopThiefState
     winner: Winner
     half_moves: int
     best_move: GridCell
-    def __init__(self, state: _Optional[_Union[CopThiefState, _Mapping]] = ..., winner: _Optional[_Union[Winner, str]] = ..., half_moves: _Optional[int] = ..., best_move: _Optional[_Union[GridCell, _Mapping]] = ...) -> None: ...
+    moves: _containers.RepeatedCompositeFieldContainer[CopThiefMove]
+    line: _containers.RepeatedCompositeFieldContainer[CopThiefState]
+    line_truncated: bool
+    def __init__(self, state: _Optional[_Union[CopThiefState, _Mapping]] = ..., winner: _Optional[_Union[Winner, str]] = ..., half_moves: _Optional[int] = ..., best_move: _Optional[_Union[GridCell, _Mapping]] = ..., moves: _Optional[_Iterable[_Union[CopThiefMove, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[CopThiefState, _Mapping]]] = ..., line_truncated: _Optional[bool] = ...) -> None: ...
 
 class CopThiefResult(_message.Message):
-    __slots__ = ("winner", "half_moves", "queries")
+    __slots__ = ("winner", "half_moves", "queries", "moves", "line", "line_truncated")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     HALF_MOVES_FIELD_NUMBER: _ClassVar[int]
     QUERIES_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    LINE_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     winner: Winner
     half_moves: int
     queries: _containers.RepeatedCompositeFieldContainer[CopThiefStateResult]
-    def __init__(self, winner: _Optional[_Union[Winner, str]] = ..., half_moves: _Optional[int] = ..., queries: _Optional[_Iterable[_Union[CopThiefStateResult, _Mapping]]] = ...) -> None: ...
+    moves: _containers.RepeatedCompositeFieldContainer[CopThiefMove]
+    line: _containers.RepeatedCompositeFieldContainer[CopThiefState]
+    line_truncated: bool
+    def __init__(self, winner: _Optional[_Union[Winner, str]] = ..., half_moves: _Optional[int] = ..., queries: _Optional[_Iterable[_Union[CopThiefStateResult, _Mapping]]] = ..., moves: _Optional[_Iterable[_Union[CopThiefMove, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[CopThiefState, _Mapping]]] = ..., line_truncated: _Optional[bool] = ...) -> None: ...
 
 class Permutation(_message.Message):
     __slots__ = ("images", "cycles")
@@ -425,7 +471,7 @@ class ServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Limits(_message.Message):
-    __slots__ = ("max_message_bytes", "max_vertices", "max_edges", "max_states", "max_degree", "max_group_elements", "max_permutation_entries", "max_job_memory")
+    __slots__ = ("max_message_bytes", "max_vertices", "max_edges", "max_states", "max_degree", "max_group_elements", "max_permutation_entries", "max_job_memory", "max_line", "max_reported_moves")
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_VERTICES_FIELD_NUMBER: _ClassVar[int]
     MAX_EDGES_FIELD_NUMBER: _ClassVar[int]
@@ -434,6 +480,8 @@ class Limits(_message.Message):
     MAX_GROUP_ELEMENTS_FIELD_NUMBER: _ClassVar[int]
     MAX_PERMUTATION_ENTRIES_FIELD_NUMBER: _ClassVar[int]
     MAX_JOB_MEMORY_FIELD_NUMBER: _ClassVar[int]
+    MAX_LINE_FIELD_NUMBER: _ClassVar[int]
+    MAX_REPORTED_MOVES_FIELD_NUMBER: _ClassVar[int]
     max_message_bytes: int
     max_vertices: int
     max_edges: int
@@ -442,7 +490,9 @@ class Limits(_message.Message):
     max_group_elements: int
     max_permutation_entries: int
     max_job_memory: int
-    def __init__(self, max_message_bytes: _Optional[int] = ..., max_vertices: _Optional[int] = ..., max_edges: _Optional[int] = ..., max_states: _Optional[int] = ..., max_degree: _Optional[int] = ..., max_group_elements: _Optional[int] = ..., max_permutation_entries: _Optional[int] = ..., max_job_memory: _Optional[int] = ...) -> None: ...
+    max_line: int
+    max_reported_moves: int
+    def __init__(self, max_message_bytes: _Optional[int] = ..., max_vertices: _Optional[int] = ..., max_edges: _Optional[int] = ..., max_states: _Optional[int] = ..., max_degree: _Optional[int] = ..., max_group_elements: _Optional[int] = ..., max_permutation_entries: _Optional[int] = ..., max_job_memory: _Optional[int] = ..., max_line: _Optional[int] = ..., max_reported_moves: _Optional[int] = ...) -> None: ...
 
 class ServerInfoResponse(_message.Message):
     __slots__ = ("version", "workers", "queue_capacity", "stream_window", "limits", "job_kinds", "queue_depth", "busy_workers")

@@ -1,0 +1,11 @@
+//! Checks of the reasons ("witnesses") a server sends with its answers, made by the client alone
+//! from the job it sent: an answer the client can verify need not be trusted.
+//!
+//! - [`game`]: a game graph's moves with their values and its principal variations.
+//! - [`cop_thief`]: the same for the policeman-and-thief game, replayed by its rules.
+
+pub mod cop_thief;
+pub mod game;
+
+pub use cop_thief::{CopThiefWitnessError, check_cop_thief_witness};
+pub use game::{GameWitnessError, check_game_witness};
