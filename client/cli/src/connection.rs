@@ -26,7 +26,7 @@ impl Connection {
     /// ones that are up.
     pub async fn open(args: &GlobalArgs) -> anyhow::Result<Self> {
         let (addresses, options, embedded) = if args.server.is_empty() {
-            orbit_server::logging::init(orbit_server::LogFormat::Text, "warn");
+            orbit_server::logging::init(orbit_server::LogFormat::Text, "warn", None);
             let config = ServerConfig {
                 workers: args.workers,
                 max_message_bytes: args.max_message_bytes,
