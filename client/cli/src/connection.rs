@@ -142,6 +142,7 @@ pub fn connect_options(args: &GlobalArgs) -> anyhow::Result<ConnectOptions> {
         max_message_bytes: args.max_message_bytes,
         ca_pem,
         auth_token,
+        trace_context: None,
     })
 }
 
