@@ -262,7 +262,7 @@ impl SpanExporter for ReportingExporter {
                     tracing::warn!(
                         endpoint = %self.endpoint,
                         error = %e,
-                        "traces: cannot export spans to --otlp-endpoint; dropping them until it answers"
+                        "traces: cannot export to --otlp-endpoint; dropping spans until it answers"
                     );
                 }
             }
