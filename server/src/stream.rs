@@ -239,11 +239,12 @@ impl StreamLoop {
             deadline,
             progress,
         } = request;
-        let span = job_span(&id, spec.kind());
         let slot = match admission.queue_slot(spec.kind()).await {
             Ok(s) => s,
             Err(e) => return out.send(Ok(error_event(id, &e))).await,
         };
+        // After the slot: a job refused while it waited for one has no span left unfinished.
+        let span = job_span(&id, spec.kind());
         let seq = self.next_seq;
         self.next_seq += 1;
         let progress: Option<Arc<dyn ProgressSink>> = progress.then(|| {
