@@ -12,7 +12,7 @@
 use std::io::IsTerminal;
 
 use tracing::Level;
-use tracing_subscriber::filter::{FilterExt, Targets, filter_fn};
+use tracing_subscriber::filter::{FilterExt, LevelFilter, Targets, filter_fn};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
@@ -38,7 +38,10 @@ pub fn init(format: LogFormat, default_filter: &str, traces: Option<&TraceExport
             .with_span_list(false)
             .boxed(),
     };
-    let not_a_call_span = filter_fn(|metadata| !trace_context::is_call_span(metadata));
+    // No level of its own: the filter's level hint stays `RUST_LOG`'s, so disabled log macros
+    // still cost a single comparison.
+    let not_a_call_span = filter_fn(|metadata| !trace_context::is_call_span(metadata))
+        .with_max_level_hint(LevelFilter::TRACE);
     let spans = traces.map(|traces| {
         tracing_opentelemetry::layer()
             .with_tracer(traces.tracer())
