@@ -32,7 +32,7 @@ use orbit_api::v1::batches_client::BatchesClient as RawBatchesClient;
 use orbit_api::v1::create_batch_request::Item;
 use tonic::{Code, Status, Streaming};
 
-use crate::{AuthChannel, pb};
+use crate::{OrbitChannel, pb};
 
 /// Whether `batch` is finished: DONE (every job has its final event) or CANCELLED. A finished
 /// batch gets no more events.
@@ -79,17 +79,17 @@ impl Default for WatchRetry {
 /// The `orbit.v1.Batches` calls of one server (or channel); cheap to clone.
 #[derive(Debug, Clone)]
 pub struct BatchesClient {
-    inner: RawBatchesClient<AuthChannel>,
+    inner: RawBatchesClient<OrbitChannel>,
 }
 
 impl BatchesClient {
     /// Wraps a generated client (with its message limits and token).
-    pub fn new(inner: RawBatchesClient<AuthChannel>) -> Self {
+    pub fn new(inner: RawBatchesClient<OrbitChannel>) -> Self {
         Self { inner }
     }
 
     /// The generated client, for anything this wrapper does not cover.
-    pub fn raw(&mut self) -> &mut RawBatchesClient<AuthChannel> {
+    pub fn raw(&mut self) -> &mut RawBatchesClient<OrbitChannel> {
         &mut self.inner
     }
 

@@ -2,7 +2,9 @@
 //! a server ([`ConnectOptions`]: TLS trust, the bearer token of [`auth`], the message limit), the
 //! expansion of server names into addresses ([`endpoints`]), a batch spread over several servers
 //! with retries ([`batch`]), durable batches stored by the server ([`batches`],
-//! [`Client::batches`]), and checks of the witnesses answers carry ([`witness`]). It depends on the API crate (`orbit-api`) and tonic only, not
+//! [`Client::batches`]), the caller's W3C trace context sent on every call ([`trace_context`]),
+//! and checks of the witnesses answers carry ([`witness`]). It depends on the API crate
+//! (`orbit-api`) and tonic only, not
 //! on the server or the solvers; the `orbit` CLI, its text formats and the embedded server it
 //! starts are the `orbit-cli` crate.
 //!
@@ -32,6 +34,7 @@ pub mod auth;
 pub mod batch;
 pub mod batches;
 pub mod endpoints;
+pub mod trace_context;
 pub mod witness;
 
 pub use orbit_api::v1 as pb;
@@ -39,6 +42,7 @@ pub use orbit_api::v1 as pb;
 pub use orbit_api::wire::DEFAULT_MAX_MESSAGE_BYTES;
 
 pub use crate::auth::BearerAuth;
+pub use crate::trace_context::{TraceContext, TracePropagation};
 
 use futures::Stream;
 use orbit_api::v1::batches_client::BatchesClient as RawBatchesClient;
@@ -83,7 +87,7 @@ pub enum ClientError {
     BadToken { reason: String },
 }
 
-/// How to reach a server: message size, TLS trust, and the bearer token.
+/// How to reach a server: message size, TLS trust, the bearer token, and the trace context.
 ///
 /// ```
 /// let options = orbit_client::ConnectOptions {
@@ -101,6 +105,9 @@ pub struct ConnectOptions {
     pub ca_pem: Option<Vec<u8>>,
     /// Sent as `authorization: Bearer <token>` on every call.
     pub auth_token: Option<String>,
+    /// Sent as `traceparent` (and `tracestate`) on every call, so a server that exports traces
+    /// makes its spans children of the caller's span; see [`trace_context`].
+    pub trace_context: Option<TraceContext>,
 }
 
 impl Default for ConnectOptions {
@@ -109,6 +116,7 @@ impl Default for ConnectOptions {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             ca_pem: None,
             auth_token: None,
+            trace_context: None,
         }
     }
 }
@@ -122,6 +130,7 @@ impl std::fmt::Debug for ConnectOptions {
                 "auth_token",
                 &self.auth_token.as_ref().map(|_| "<redacted>"),
             )
+            .field("trace_context", &self.trace_context)
             .finish()
     }
 }
@@ -219,15 +228,26 @@ fn check_ca_pem(pem: &[u8]) -> Result<(), ClientError> {
     Ok(())
 }
 
-/// The transport under the generated clients: a channel whose calls carry the bearer token.
-pub type AuthChannel = InterceptedService<Channel, BearerAuth>;
+/// A channel whose calls carry the bearer token.
+pub type AuthenticatedChannel = InterceptedService<Channel, BearerAuth>;
+
+/// The transport under the generated clients: a channel whose calls carry the bearer token and
+/// the caller's trace context.
+pub type OrbitChannel = InterceptedService<AuthenticatedChannel, TracePropagation>;
+
+/// The former name of [`OrbitChannel`].
+#[deprecated(note = "renamed `OrbitChannel`: its calls carry the trace context too")]
+pub type AuthChannel = OrbitChannel;
 
 /// A connection to one Orbit server.
 #[derive(Debug, Clone)]
 pub struct Client {
-    orbit: OrbitClient<AuthChannel>,
-    batches: RawBatchesClient<AuthChannel>,
-    health: HealthClient<AuthChannel>,
+    orbit: OrbitClient<OrbitChannel>,
+    batches: RawBatchesClient<OrbitChannel>,
+    health: HealthClient<OrbitChannel>,
+    /// What the clients above are built on, for [`Client::with_trace_context`].
+    channel: AuthenticatedChannel,
+    max_message_bytes: usize,
 }
 
 impl Client {
@@ -275,6 +295,7 @@ impl Client {
             })?;
         Ok(Self::with_transport(
             InterceptedService::new(channel, auth),
+            options.trace_context.as_ref(),
             options.max_message_bytes,
         ))
     }
@@ -289,20 +310,22 @@ impl Client {
         let channel = options.endpoint(address)?.connect_lazy();
         Ok(Self::with_transport(
             InterceptedService::new(channel, options.bearer_auth()?),
+            options.trace_context.as_ref(),
             options.max_message_bytes,
         ))
     }
 
-    /// Wraps an existing channel (no token).
+    /// Wraps an existing channel (no token, no trace context).
     pub fn from_channel(channel: Channel, max_message_bytes: usize) -> Self {
         Self::with_transport(
             InterceptedService::new(channel, BearerAuth::default()),
+            None,
             max_message_bytes,
         )
     }
 
-    /// Wraps an existing channel (e.g. from [`ConnectOptions::endpoint`]) with `options`' token
-    /// and message limit.
+    /// Wraps an existing channel (e.g. from [`ConnectOptions::endpoint`]) with `options`' token,
+    /// trace context and message limit.
     ///
     /// # Errors
     /// [`ClientError::BadToken`].
@@ -313,11 +336,29 @@ impl Client {
         let auth = options.bearer_auth()?;
         Ok(Self::with_transport(
             InterceptedService::new(channel, auth),
+            options.trace_context.as_ref(),
             options.max_message_bytes,
         ))
     }
 
-    fn with_transport(transport: AuthChannel, max_message_bytes: usize) -> Self {
+    /// This client over the same connection, its calls sending `trace_context` instead (`None`:
+    /// no trace context): for a caller whose operations are spans of their own, e.g.
+    /// `client.with_trace_context(Some(span_context)).solve(job)`.
+    pub fn with_trace_context(&self, trace_context: Option<TraceContext>) -> Self {
+        Self::with_transport(
+            self.channel.clone(),
+            trace_context.as_ref(),
+            self.max_message_bytes,
+        )
+    }
+
+    fn with_transport(
+        channel: AuthenticatedChannel,
+        trace_context: Option<&TraceContext>,
+        max_message_bytes: usize,
+    ) -> Self {
+        let transport =
+            InterceptedService::new(channel.clone(), TracePropagation::new(trace_context));
         let orbit = OrbitClient::new(transport.clone())
             .max_decoding_message_size(max_message_bytes)
             .max_encoding_message_size(max_message_bytes);
@@ -328,6 +369,8 @@ impl Client {
             orbit,
             batches,
             health: HealthClient::new(transport),
+            channel,
+            max_message_bytes,
         }
     }
 
@@ -338,7 +381,7 @@ impl Client {
     }
 
     /// The generated client, for anything this wrapper does not cover.
-    pub fn raw(&mut self) -> &mut OrbitClient<AuthChannel> {
+    pub fn raw(&mut self) -> &mut OrbitClient<OrbitChannel> {
         &mut self.orbit
     }
 

@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use orbit_worker::Limits;
 
 use crate::stream::StreamSettings;
+use crate::traces::OtlpEndpoint;
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -175,6 +176,13 @@ pub struct ServerConfig {
     #[arg(long, env = "ORBIT_MAX_ATTEMPTS", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_attempts: u32,
 
+    /// Export traces over OTLP/gRPC to this collector, e.g. http://otel-collector:4317: a span
+    /// per call, continuing the caller's W3C `traceparent`, and one per job. Off when not given.
+    /// (A server built in code continues callers' traces when this is set; the spans go where the
+    /// process's subscriber sends them: `logging::init` with a `traces::TraceExport`.)
+    #[arg(long, env = "ORBIT_OTLP_ENDPOINT", value_name = "URL")]
+    pub otlp_endpoint: Option<OtlpEndpoint>,
+
     /// Test-only fault hook: abort the process (as a crash would) when a batch job with this id
     /// starts. For the poison-job tests; never set in production.
     #[arg(long, env = "ORBIT_TEST_ABORT_ON_JOB_ID", hide = true)]
@@ -215,6 +223,7 @@ impl Default for ServerConfig {
             batch_retention: 7.0 * 24.0 * 3600.0,
             lease_timeout: 30.0,
             max_attempts: 3,
+            otlp_endpoint: None,
             test_abort_on_job_id: None,
         }
     }

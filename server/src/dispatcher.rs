@@ -368,26 +368,37 @@ impl JobTicket {
     }
 }
 
-/// Records a finished job's timings and outcome on its span and logs one line.
+/// Records a finished job's timings and outcome on its span and logs one line, at the span's level
+/// (a stored batch's job logs at debug: see [`batch_job_span`]).
 fn record(
     span: &Span,
     outcome: &Result<JobAnswer, ServiceError>,
     queue_wait: Duration,
     run_time: Duration,
 ) {
-    if span.is_disabled() {
+    let Some(metadata) = span.metadata() else {
+        // Disabled: neither logged nor traced.
         return;
-    }
+    };
     span.record("queue_ms", queue_wait.as_secs_f64() * 1e3);
     span.record("run_ms", run_time.as_secs_f64() * 1e3);
+    let quiet = *metadata.level() > tracing::Level::INFO;
     match outcome {
         Ok(_) => {
             span.record("outcome", "ok");
-            tracing::info!(parent: span, "job finished");
+            if quiet {
+                tracing::debug!(parent: span, "job finished");
+            } else {
+                tracing::info!(parent: span, "job finished");
+            }
         }
         Err(e) => {
             span.record("outcome", orbit_api::wire::code_name(e.code()));
-            tracing::info!(parent: span, error = %e, "job failed");
+            if quiet {
+                tracing::debug!(parent: span, error = %e, "job failed");
+            } else {
+                tracing::info!(parent: span, error = %e, "job failed");
+            }
         }
     }
 }
@@ -395,6 +406,7 @@ fn record(
 /// The span a stored batch's job runs under: as [`job_span`], but at debug level. Batches come by
 /// the million, and a log line per tiny job costs more than the job (`BENCHMARKS.md`, durable
 /// batches); `RUST_LOG=orbit_server=debug` shows them. Their answers are in the store anyway.
+/// Exported traces take them whatever `RUST_LOG` says (`logging.rs`): each is a trace of its own.
 pub fn batch_job_span(id: &str, kind: &'static str) -> Span {
     tracing::debug_span!(
         "job",
@@ -406,7 +418,10 @@ pub fn batch_job_span(id: &str, kind: &'static str) -> Span {
     )
 }
 
-/// The span every job runs under: id, kind, and fields filled in when it ends.
+/// The span every job runs under: id, kind, and fields filled in when it ends (queue wait and run
+/// time in milliseconds, and the outcome: `ok` or the gRPC code's name). Created in the call's
+/// handler, it is a child of the call's span in exported traces (`layers::trace_context`); it ends
+/// when the job's answer is handed over, on the worker thread.
 pub fn job_span(id: &str, kind: &'static str) -> Span {
     tracing::info_span!(
         "job",

@@ -10,7 +10,8 @@
 //! batches with the same worker pool ([`batches`]); online jobs keep priority.
 //!
 //! Operations: Prometheus metrics on their own HTTP port (`metrics`), TLS on the gRPC port
-//! (`tls`), and bearer-token authentication (`layers::auth`), all off unless configured.
+//! (`tls`), bearer-token authentication (`layers::auth`) and OpenTelemetry traces (`traces`,
+//! `layers::trace_context`), all off unless configured.
 //!
 //! # Layout
 //!
@@ -34,9 +35,11 @@
 //!   handlers, and the runner that claims stored jobs for idle workers.
 //! - [`error`]: [`error::ServiceError`] and its one mapping to gRPC statuses with their
 //!   `google.rpc` details ([`error::ErrorReport`], [`error::Reason`]), for calls and job errors.
-//! - [`layers`]: tower layers around every service: the standard gRPC metrics of every call,
-//!   bearer-token authentication and the RESOURCE_EXHAUSTED answer for oversized requests.
+//! - [`layers`]: tower layers around every service: a span per call continuing the caller's
+//!   trace (W3C Trace Context), the standard gRPC metrics of every call, bearer-token
+//!   authentication and the RESOURCE_EXHAUSTED answer for oversized requests.
 //! - [`metrics`]: the Prometheus series and their `/metrics` endpoint.
+//! - [`traces`]: the OpenTelemetry trace export to `--otlp-endpoint` (OTLP/gRPC).
 //! - [`config`] ([`ServerConfig`], the flags), [`logging`], [`tls`]: set-up.
 //! - this file: [`run`] and [`run_on`], which build the above, serve, and drain on shutdown.
 
@@ -53,6 +56,7 @@ pub mod metrics;
 pub mod service;
 pub mod stream;
 pub mod tls;
+pub mod traces;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -76,6 +80,7 @@ use crate::batches::store::{Store, redact};
 use crate::dispatcher::Dispatcher;
 use crate::layers::auth::{AuthLayer, BearerToken};
 use crate::layers::grpc_metrics::GrpcMetricsLayer;
+use crate::layers::trace_context::TraceContextLayer;
 use crate::metrics::endpoint::MetricsServer;
 use crate::service::OrbitService;
 
@@ -250,8 +255,10 @@ pub async fn run_on(
         // so its streams end and their jobs are cancelled instead of waiting for ever.
         .http2_keepalive_interval(Some(HTTP2_KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(HTTP2_KEEPALIVE_TIMEOUT))
-        // The first layer is the outermost: every call is counted in the gRPC metrics, refused
-        // or not; a call without the token goes no further than the next.
+        // The first layer is the outermost: every call is traced (when traces are exported) and
+        // counted in the gRPC metrics, refused or not; a call without the token goes no further
+        // than the auth layer.
+        .layer(TraceContextLayer::new(config.otlp_endpoint.is_some()))
         .layer(GrpcMetricsLayer::new(dispatcher.metrics().grpc().clone()))
         .layer(AuthLayer::new(auth_token))
         .layer(layers::message_limit::MessageLimitLayer::new(

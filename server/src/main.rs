@@ -2,9 +2,15 @@
 
 use std::process::ExitCode;
 
+use std::time::Duration;
+
 use anyhow::Context;
 use clap::Parser;
 use orbit_server::ServerConfig;
+use orbit_server::traces::TraceExport;
+
+/// How long the spans still queued at exit may take to reach `--otlp-endpoint`.
+const TRACE_FLUSH_WITHIN: Duration = Duration::from_secs(5);
 
 /// Orbit gRPC solver server.
 #[derive(Debug, Parser)]
@@ -20,8 +26,28 @@ async fn main() -> ExitCode {
     // The binary keeps batches by default, in a SQLite file under the data directory; a server
     // built in code (the CLI's embedded one) keeps none unless told.
     config.store = Some(config.store_url(true).unwrap_or_else(|| "none".to_string()));
-    orbit_server::logging::init(config.log_format, "info");
-    match serve(config).await {
+    // Started on the runtime: the exporter's gRPC channel runs there.
+    let traces = match config
+        .otlp_endpoint
+        .as_ref()
+        .map(|endpoint| TraceExport::start(endpoint, "orbit-server"))
+        .transpose()
+    {
+        Ok(traces) => traces,
+        Err(e) => {
+            eprintln!("orbit-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    orbit_server::logging::init(config.log_format, "info", traces.as_ref());
+    let served = serve(config).await;
+    // After the drain: the last jobs' spans are sent before the process exits.
+    if let Some(traces) = traces
+        && let Err(e) = traces.shutdown(TRACE_FLUSH_WITHIN).await
+    {
+        tracing::warn!("{e}");
+    }
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // One line naming the cause (e.g. which file is wrong), as the `orbit` CLI reports.

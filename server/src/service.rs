@@ -57,8 +57,9 @@ impl Orbit for OrbitService {
         } = admission
             .accept(request.into_inner())
             .map_err(|(_, e)| Status::from(e))?;
-        let span = job_span(&id, spec.kind());
         let slot = admission.try_queue_slot(spec.kind())?;
+        // After the slot: a job refused for a full queue has no span to leave unfinished.
+        let span = job_span(&id, spec.kind());
         let ticket = self.dispatcher.submit_unary(slot, spec, deadline, span)?;
         // If the client goes away, tonic drops this future and with it the ticket, which cancels
         // the job.

@@ -28,6 +28,7 @@ use orbit_worker::context::ProgressSink;
 use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Status, Streaming};
+use tracing::Instrument;
 
 use crate::convert;
 use crate::dispatcher::{Dispatcher, Done, Submitted, job_span};
@@ -74,17 +75,21 @@ pub fn spawn(
         inflight: HashMap::new(),
         next_seq: 0,
     };
-    tokio::spawn(async move {
-        let Ok(last_word) = out_tx.clone().reserve_owned().await else {
-            return;
-        };
-        let out = Outbound {
-            tx: out_tx,
-            last_word: Some(last_word),
-            stall_timeout: settings.stall_timeout,
-        };
-        stream.drive(inbound, notes_rx, closing, out).await;
-    });
+    // The loop runs in the call's span (if traced), so its jobs' spans are the call's children.
+    tokio::spawn(
+        async move {
+            let Ok(last_word) = out_tx.clone().reserve_owned().await else {
+                return;
+            };
+            let out = Outbound {
+                tx: out_tx,
+                last_word: Some(last_word),
+                stall_timeout: settings.stall_timeout,
+            };
+            stream.drive(inbound, notes_rx, closing, out).await;
+        }
+        .in_current_span(),
+    );
     ReceiverStream::new(out_rx)
 }
 
@@ -234,11 +239,12 @@ impl StreamLoop {
             deadline,
             progress,
         } = request;
-        let span = job_span(&id, spec.kind());
         let slot = match admission.queue_slot(spec.kind()).await {
             Ok(s) => s,
             Err(e) => return out.send(Ok(error_event(id, &e))).await,
         };
+        // After the slot: a job refused while it waited for one has no span left unfinished.
+        let span = job_span(&id, spec.kind());
         let seq = self.next_seq;
         self.next_seq += 1;
         let progress: Option<Arc<dyn ProgressSink>> = progress.then(|| {

@@ -7,6 +7,7 @@ use anyhow::Context;
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::{Client, ConnectOptions};
 use orbit_server::ServerConfig;
+use orbit_server::traces::TraceExport;
 
 use crate::GlobalArgs;
 use crate::embedded::EmbeddedServer;
@@ -19,17 +20,20 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Connects to the `--server`s, or starts an embedded server and connects to it.
+    /// Connects to the `--server`s, or starts an embedded server and connects to it; the
+    /// embedded server's spans go to `traces`, if given (`--otlp-endpoint`).
     ///
     /// With one server, it is connected to at once, so that an unreachable server is reported
     /// as such; with several, each connects on first use, so that a batch goes ahead on the
     /// ones that are up.
-    pub async fn open(args: &GlobalArgs) -> anyhow::Result<Self> {
+    pub async fn open(args: &GlobalArgs, traces: Option<&TraceExport>) -> anyhow::Result<Self> {
         let (addresses, options, embedded) = if args.server.is_empty() {
-            orbit_server::logging::init(orbit_server::LogFormat::Text, "warn");
+            orbit_server::logging::init(orbit_server::LogFormat::Text, "warn", traces);
             let config = ServerConfig {
                 workers: args.workers,
                 max_message_bytes: args.max_message_bytes,
+                // Continues the command's trace into its call and job spans.
+                otlp_endpoint: traces.map(|traces| traces.endpoint().clone()),
                 shutdown_grace: 0.0,
                 // The solvers serve only this process: no reason to yield to anything.
                 worker_nice: 0,
@@ -41,6 +45,7 @@ impl Connection {
             // The embedded server is plaintext and open: --ca and the token do not apply to it.
             let options = ConnectOptions {
                 max_message_bytes: args.max_message_bytes,
+                trace_context: args.trace_context.clone(),
                 ..ConnectOptions::default()
             };
             let only = orbit_client::endpoints::ResolvedEndpoint {
@@ -120,8 +125,8 @@ pub async fn remote_client(args: &GlobalArgs, what: &str) -> anyhow::Result<Clie
         .map_err(|e| anyhow::anyhow!(causes(&e)))
 }
 
-/// The connect options `--max-message-bytes`, `--ca` and `--auth-token-file` ask for, for any
-/// `--server` endpoint.
+/// The connect options `--max-message-bytes`, `--ca` and `--auth-token-file` ask for, with the
+/// command's trace context, for any `--server` endpoint.
 ///
 /// # Errors
 /// If the CA or token file cannot be read, or the token file is empty.
@@ -142,6 +147,7 @@ pub fn connect_options(args: &GlobalArgs) -> anyhow::Result<ConnectOptions> {
         max_message_bytes: args.max_message_bytes,
         ca_pem,
         auth_token,
+        trace_context: args.trace_context.clone(),
     })
 }
 

@@ -18,8 +18,11 @@
 //!   progress bar once it has run a second),
 //!   `input.rs` (reading a file or stdin, printing a status).
 //! - `embedded.rs`: an Orbit server in this process on a loopback port.
+//! - `command_trace.rs`: the command's trace: a span whose W3C trace context every call sends
+//!   (continuing `TRACEPARENT` if set), exported with `--otlp-endpoint`.
 
 mod batch;
+pub mod command_trace;
 mod connection;
 pub mod embedded;
 mod input;
@@ -33,6 +36,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use orbit_client::TraceContext;
+use orbit_server::traces::OtlpEndpoint;
+
+use crate::command_trace::CommandTrace;
 
 /// Orbit: exact combinatorial group and game solving over gRPC.
 // `orbit --help` opens with `about`. It used to be the description of the package that held the
@@ -83,6 +90,17 @@ pub struct GlobalArgs {
         value_name = "FILE"
     )]
     pub auth_token_file: Option<PathBuf>,
+
+    /// Export this command's trace over OTLP/gRPC to this collector, e.g.
+    /// http://otel-collector:4317 (with the embedded server's spans). Without it the command's
+    /// trace context is still sent to the server (continuing TRACEPARENT if set), and nothing is
+    /// exported.
+    #[arg(long, global = true, env = "ORBIT_OTLP_ENDPOINT", value_name = "URL")]
+    pub otlp_endpoint: Option<OtlpEndpoint>,
+
+    /// The command's trace context, sent on every call: set by [`run`], not a flag.
+    #[arg(skip)]
+    pub trace_context: Option<TraceContext>,
 }
 
 /// The commands.
@@ -108,18 +126,47 @@ pub enum Command {
     Batch(batch::BatchArgs),
 }
 
-/// Runs one command; the exit code says whether every job succeeded.
+impl Command {
+    /// The command's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Solve(_) => "solve",
+            Self::Kind(kind) => kind.name(),
+            Self::Health { .. } => "health",
+            Self::Info => "info",
+            Self::Batch(_) => "batch",
+        }
+    }
+}
+
+/// Runs one command, in a trace of its own (see [`command_trace`]); the exit code says whether
+/// every job succeeded.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let Cli { global, command } = cli;
+    let Cli {
+        mut global,
+        command,
+    } = cli;
+    let trace = CommandTrace::start(command.name(), global.otlp_endpoint.as_ref())?;
+    global.trace_context = Some(trace.context().clone());
+    let outcome = run_command(command, &global, &trace).await;
+    trace.finish(&outcome).await;
+    outcome
+}
+
+async fn run_command(
+    command: Command,
+    global: &GlobalArgs,
+    trace: &CommandTrace,
+) -> anyhow::Result<ExitCode> {
     // Before `Connection::open`: never the embedded server, which keeps no batches.
     if let Command::Batch(args) = command {
-        return batch::run(args, &global).await;
+        return batch::run(args, global).await;
     }
-    let connection = connection::Connection::open(&global).await?;
+    let connection = connection::Connection::open(global, trace.export()).await?;
     let mut client = connection.client().clone();
     let outcome = match command {
-        Command::Solve(args) => solve::run(connection.endpoints(), &args, &global).await,
-        Command::Kind(command) => kinds::run(command, &connection, &global).await,
+        Command::Solve(args) => solve::run(connection.endpoints(), &args, global).await,
+        Command::Kind(command) => kinds::run(command, &connection, global).await,
         Command::Health { service } => service::health(&mut client, &service).await,
         Command::Info => service::info(&mut client).await,
         Command::Batch(_) => unreachable!("dispatched above"),

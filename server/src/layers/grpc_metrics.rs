@@ -24,6 +24,7 @@ use tonic::Code;
 use tonic::body::Body;
 use tower::{Layer, Service};
 
+use super::grpc_status;
 use crate::metrics::grpc::{GrpcMetrics, MethodSeries};
 
 /// The layer: see the module docs.
@@ -112,13 +113,6 @@ where
             }))
         })
     }
-}
-
-/// The code in a header map's `grpc-status`, if it has one.
-fn grpc_status(headers: &http::HeaderMap) -> Option<Code> {
-    headers
-        .get("grpc-status")
-        .map(|value| Code::from_bytes(value.as_bytes()))
 }
 
 /// One call being recorded; dropped unfinished, it counts as cancelled.

@@ -1,8 +1,9 @@
 //! The server's integration tests, one binary: real gRPC against embedded servers on loopback
-//! ports (and, in `process` and `scale_out`, the `orbit-server` binary itself), one module per
-//! concern.
+//! ports (and, in `process`, `scale_out` and `traces`, the `orbit-server` binary itself), one
+//! module per concern.
 
 mod common;
+mod otlp_collector;
 
 mod batches;
 mod e2e;
@@ -14,3 +15,4 @@ mod memory_limit;
 mod ops;
 mod process;
 mod scale_out;
+mod traces;

@@ -73,6 +73,19 @@ pub enum KindCommand {
     },
 }
 
+impl KindCommand {
+    /// The command's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Game { .. } => "game",
+            Self::Group { .. } => "group",
+            Self::Count(_) => "count",
+            Self::Puzzle { .. } => "puzzle",
+            Self::CopThief { .. } => "cop-thief",
+        }
+    }
+}
+
 /// Runs a per-kind command against `connection`.
 pub(crate) async fn run(
     command: KindCommand,

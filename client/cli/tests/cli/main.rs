@@ -4,9 +4,12 @@
 //! - `commands`: each command as a user runs it, against its embedded server (real gRPC over
 //!   loopback), checking the exact text output and the exit status;
 //! - `security`: `--ca` and `--auth-token-file` against a server with TLS and a bearer token;
-//! - `fuzz_seeds`: the `job_decode` fuzz seeds are the example jobs, encoded.
+//! - `fuzz_seeds`: the `job_decode` fuzz seeds are the example jobs, encoded;
+//! - `traces`: the W3C trace context every call of a command sends (`TRACEPARENT` continued), and
+//!   the command's trace exported with `--otlp-endpoint`.
 
 mod batch;
 mod commands;
 mod fuzz_seeds;
 mod security;
+mod traces;
