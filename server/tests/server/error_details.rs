@@ -6,10 +6,11 @@
 //! The expected values are the limits set here and the sizes of what was sent, written out from
 //! the contract (README "Errors"), not taken from the server's own output.
 //!
-//! Not triggered here: SOLVER_PANICKED (no solver panics on purpose), STORE_UNAVAILABLE and
-//! STORE_FULL (a database that fails on cue), ATTEMPTS_EXHAUSTED (checked in
-//! `batches::replicas`, which kills replicas) and STREAM_STALLED (checked in `e2e`'s stalled
-//! stream); `server/src/error.rs` checks every reason's mapping.
+//! Not triggered here: SOLVER_PANICKED (no solver panics on purpose), STORE_UNAVAILABLE (checked
+//! in `batches::replicas`, which stops PostgreSQL), STORE_FULL (checked in `batches::in_process`,
+//! which fills a small file system), ATTEMPTS_EXHAUSTED (checked in `batches::replicas`, which
+//! kills replicas) and STREAM_STALLED (checked in `e2e`'s stalled stream); `server/src/error.rs`
+//! checks every reason's mapping.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

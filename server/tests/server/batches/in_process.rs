@@ -722,6 +722,12 @@ async fn a_full_disk_refuses_the_rest_of_a_create_and_counts_only_what_was_store
         "the message says why: {}",
         status.message()
     );
+    {
+        use tonic_types::StatusExt;
+        let details = status.check_error_details().expect("details decode");
+        let info = details.error_info().expect("an ErrorInfo");
+        assert_eq!(info.reason, "STORE_FULL", "{status:?}");
+    }
 
     // The batch counts exactly the jobs it holds: what a watcher gets once there is room again.
     let batch = listed_by_request_id(&mut client, "full-disk").await;

@@ -354,6 +354,18 @@ async fn postgres_stopped_for_ten_seconds_pauses_batch_work_and_nothing_is_lost(
     );
     let status = get(&mut client, &batch.id).await.expect_err("no store");
     assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+    // The standard details say why and when to try again.
+    {
+        use tonic_types::StatusExt;
+        let details = status.check_error_details().expect("details decode");
+        let info = details.error_info().expect("an ErrorInfo");
+        assert_eq!(info.reason, "STORE_UNAVAILABLE", "{status:?}");
+        let delay = details.retry_info().and_then(|r| r.retry_delay);
+        assert!(
+            delay.is_some_and(|d| !d.is_zero()),
+            "a RetryInfo: {status:?}"
+        );
+    }
     tokio::time::sleep(Duration::from_secs(10).saturating_sub(stopped.elapsed())).await;
 
     postgres.restart();
