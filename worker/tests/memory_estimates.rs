@@ -616,6 +616,7 @@ fn group_job_peaks_stay_under_the_estimate() {
             degree: d,
             generators,
             candidates,
+            words: None,
         });
         let (_, estimate, outcome) = measure(&format!("group {name}"), spec, &limits);
         outcome.unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -634,6 +635,7 @@ fn a_group_whose_chain_outgrows_its_budget_stops_within_it() {
         degree: 300,
         generators: generators.clone(),
         candidates: Vec::new(),
+        words: None,
     });
     let fixed = probe.memory_estimate(&Limits {
         max_job_memory: 0,
@@ -885,6 +887,7 @@ fn the_default_limit_admits_the_scale_benchmarks() {
                     degree: 10_000,
                     generators: vec![Perm::identity(10_000); 2],
                     candidates: vec![Perm::identity(10_000); 1000],
+                    words: None,
                 },
                 &Limits::default(),
             ),

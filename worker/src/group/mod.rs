@@ -19,6 +19,7 @@
 //!   Schreier generator — so an answer is never a guess. Levels whose explicit coset representatives
 //!   would be large (orbit length × degree) keep shallow Schreier trees (Schreier vectors)
 //!   instead, so small-base groups of degree 100,000 fit in tens of MiB.
+//! - [`GroupWords`], [`Word`]: a word in the generators for every member (Minkwitz's tables).
 //! - [`solve_group`], [`parse_group_text`]: the job-level API used by the server and the CLI.
 //!
 //! References: Á. Seress, *Permutation Group Algorithms*, Cambridge University Press, 2003;
@@ -36,11 +37,12 @@ mod product_replacement;
 mod proof_memory;
 mod schreier_sims;
 mod text_format;
+mod words;
 
 pub use cycle_notation::CycleNotationError;
 pub use job::{
-    GroupAnswer, GroupProblem, format_group_answer, group_memory_estimate, solve_group,
-    validate_group_problem,
+    GroupAnswer, GroupProblem, WORD_BYTES_PER_LETTER, format_group_answer, group_memory_estimate,
+    solve_group, validate_group_problem,
 };
 pub use orbits::{orbit_of_point, orbits_of};
 pub use perm::Perm;
@@ -50,3 +52,4 @@ pub use perm_group::{
 };
 pub use schreier_sims::{LevelProof, LevelProofPolicy};
 pub use text_format::{parse_group_text, parse_group_text_with_limits};
+pub use words::{GroupWords, Word, WordEffort, WordLetter};

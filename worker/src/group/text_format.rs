@@ -113,6 +113,7 @@ pub fn parse_group_text_with_limits(
         degree,
         generators,
         candidates,
+        words: None,
     })
 }
 

@@ -16,7 +16,7 @@ fn from_images(v: Vec<u32>) -> Perm {
 }
 
 /// A random generator of one of several shapes, so that the groups range from tiny to Sym(9).
-fn random_generator(d: usize, rng: &mut ChaCha8Rng) -> Perm {
+pub(crate) fn random_generator(d: usize, rng: &mut ChaCha8Rng) -> Perm {
     let mut img: Vec<u32> = (0..d as u32).collect();
     match rng.random_range(0..10) {
         // Random permutation of a small random support.
@@ -63,7 +63,7 @@ fn random_generator(d: usize, rng: &mut ChaCha8Rng) -> Perm {
 }
 
 /// A permutation of at most 16 points packed 4 bits per image.
-fn pack(images: impl Iterator<Item = u32>) -> u64 {
+pub(crate) fn pack(images: impl Iterator<Item = u32>) -> u64 {
     images
         .enumerate()
         .fold(0, |acc, (i, x)| acc | (u64::from(x) << (4 * i)))
@@ -74,7 +74,7 @@ fn unpack(d: usize, e: u64) -> Vec<u32> {
 }
 
 /// All elements of `<gens>` by breadth-first search.
-fn closure(d: usize, gens: &[Perm]) -> HashSet<u64> {
+pub(crate) fn closure(d: usize, gens: &[Perm]) -> HashSet<u64> {
     let id = pack(0..d as u32);
     let mut seen = HashSet::from([id]);
     let mut queue = vec![id];
@@ -92,7 +92,7 @@ fn closure(d: usize, gens: &[Perm]) -> HashSet<u64> {
     seen
 }
 
-fn to_perm(d: usize, e: u64) -> Perm {
+pub(crate) fn to_perm(d: usize, e: u64) -> Perm {
     from_images(unpack(d, e))
 }
 

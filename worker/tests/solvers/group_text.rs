@@ -63,6 +63,7 @@ fn group_image_array_errors_name_generator_and_position() {
         degree: 3,
         generators: vec![],
         candidates: vec![Perm::identity(2)],
+        words: None,
     };
     let e = validate_group_problem(&p, &Limits::default()).unwrap_err();
     assert_eq!(

@@ -20,4 +20,5 @@ mod group_known_orders;
 mod group_large_degree;
 mod group_level_proofs;
 mod group_text;
+mod group_words;
 mod puzzle;

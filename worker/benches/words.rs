@@ -1,0 +1,220 @@
+//! Words for group members (Minkwitz's tables): set-up time, word lengths and words per second.
+//!
+//! `cargo bench -p orbit-worker --bench words [-- NAME... ] [--effort E] [--elements N]`
+//!
+//! For each case: the group is built, then the word tables (timed: the set-up), then `N`
+//! (default 1,000) uniformly random members (products of random coset representatives, seeded)
+//! are written as words (timed: words per second); every word is multiplied out and compared
+//! with its element. With `gap` on the `PATH`, GAP 4's `EpimorphismFromFreeGroup` and
+//! `PreImagesRepresentative` run on the same generators and elements in the same run
+//! (`worker/benches/gap/words_bench.g`), and their set-up time and lengths are printed beside.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use orbit_worker::group::{GroupWords, Perm, PermGroup, WordEffort};
+use orbit_worker::{Limits, SolveContext};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const RUBIK: [&str; 6] = [
+    "(1,3,8,6)(2,5,7,4)(9,33,25,17)(10,34,26,18)(11,35,27,19)",
+    "(9,11,16,14)(10,13,15,12)(1,17,41,40)(4,20,44,37)(6,22,46,35)",
+    "(17,19,24,22)(18,21,23,20)(6,25,43,16)(7,28,42,13)(8,30,41,11)",
+    "(25,27,32,30)(26,29,31,28)(3,38,43,19)(5,36,45,21)(8,33,48,24)",
+    "(33,35,40,38)(34,37,39,36)(3,9,46,32)(2,12,47,29)(1,14,48,27)",
+    "(41,43,48,46)(42,45,47,44)(14,22,30,38)(15,23,31,39)(16,24,32,40)",
+];
+
+const M24: [&str; 3] = [
+    "(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23)",
+    "(3,17,10,7,9)(4,13,14,19,5)(8,18,11,12,23)(15,20,22,21,16)",
+    "(1,24)(2,23)(3,12)(4,16)(5,18)(6,10)(7,20)(8,14)(9,21)(11,17)(13,22)(15,19)",
+];
+
+const CASES: &[&str] = &[
+    "rubik",
+    "m24",
+    "sym30_random",
+    "sym100_random",
+    "sym1000_random",
+];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|s| s.parse::<u64>().ok())
+    };
+    let effort = WordEffort(flag("--effort").map_or(WordEffort::default().0, |e| e as u32));
+    let elements = flag("--elements").unwrap_or(1_000) as usize;
+    let wanted: Vec<&str> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
+        .map(|(_, a)| a.as_str())
+        .collect();
+    let gap = which_gap();
+    println!(
+        "# Words for group members (effort {}, {elements} random elements)",
+        effort.0
+    );
+    println!(
+        "| case | Orbit set-up | Orbit mean / max length | Orbit words/s | GAP set-up | GAP mean / max length | GAP words/s |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for &name in CASES {
+        if !wanted.is_empty() && !wanted.iter().any(|w| name.contains(w)) {
+            continue;
+        }
+        let (d, gens) = case(name);
+        let ctx = SolveContext::detached();
+        let limits = Limits::default();
+        let g = PermGroup::new(d, gens.clone(), &ctx, &limits).expect("group");
+        let elems = random_elements(&g, elements, 0x5eed);
+        let t = Instant::now();
+        let words = match GroupWords::new(&g, effort, &ctx, limits.max_job_memory, "max_job_memory")
+        {
+            Ok(w) => w,
+            Err(e) => {
+                println!("| {name} | refused: {e} | | | | | |");
+                continue;
+            }
+        };
+        let setup = t.elapsed().as_secs_f64();
+        let (entry_mean, entry_max) = words.entry_lengths();
+        eprintln!(
+            "{name}: set-up {setup:.3} s, table words mean {entry_mean:.1} max {entry_max}, {} bytes",
+            words.bytes()
+        );
+        let t = Instant::now();
+        let lengths: Vec<u64> = elems
+            .iter()
+            .map(|x| words.word_of(x).expect("a member has a word").len())
+            .collect();
+        let per_sec = elems.len() as f64 / t.elapsed().as_secs_f64();
+        for x in &elems {
+            let w = words.word_of(x).expect("member");
+            assert_eq!(&w.evaluate(&gens, d), x, "{name}: a word multiplied out");
+        }
+        let mean = lengths.iter().sum::<u64>() as f64 / lengths.len() as f64;
+        let max = lengths.iter().max().copied().unwrap_or(0);
+        let gap_cells = gap
+            .as_deref()
+            .and_then(|gap| run_gap(gap, name, &gens, &elems))
+            .map(|(s, mean, max, rate)| {
+                (
+                    format!("{s:.3} s"),
+                    format!("{mean:.1} / {max}"),
+                    format!("{rate:.0}"),
+                )
+            })
+            .unwrap_or_else(|| ("n/a".into(), "n/a".into(), "n/a".into()));
+        println!(
+            "| {name} | {setup:.3} s | {mean:.1} / {max} | {per_sec:.0} | {} | {} | {} |",
+            gap_cells.0, gap_cells.1, gap_cells.2
+        );
+        std::io::stdout().flush().ok();
+    }
+}
+
+fn case(name: &str) -> (usize, Vec<Perm>) {
+    let parse = |list: &[&str], d| {
+        list.iter()
+            .map(|s| Perm::parse_cycles(s, d).expect("cycles"))
+            .collect()
+    };
+    match name {
+        "rubik" => (48, parse(&RUBIK, 48)),
+        "m24" => (24, parse(&M24, 24)),
+        "sym30_random" => (30, random_pair(30, 30)),
+        "sym100_random" => (100, random_pair(100, 100)),
+        "sym1000_random" => (1000, random_pair(1000, 1000)),
+        other => panic!("unknown case {other}"),
+    }
+}
+
+/// Two random permutations, one odd (so that they generate Sym(d) with high probability).
+fn random_pair(d: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < 2 {
+        let mut images: Vec<u32> = (0..d as u32).collect();
+        for i in (1..d).rev() {
+            images.swap(i, rng.random_range(0..=i));
+        }
+        let p = Perm::from_images(images, "random").expect("a permutation");
+        if out.is_empty() || !p.is_even() {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Uniform random members: a product of one random coset representative per level.
+fn random_elements(g: &PermGroup, n: usize, seed: u64) -> Vec<Perm> {
+    let t = g.transversals().expect("transversals fit");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let mut x = Perm::identity(g.degree());
+            for level in t.iter().rev() {
+                x = level[rng.random_range(0..level.len())].compose(&x);
+            }
+            x
+        })
+        .collect()
+}
+
+fn which_gap() -> Option<String> {
+    Command::new("gap")
+        .args(["-q", "-A"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().map(|mut s| s.write_all(b"QUIT;\n"));
+            c.wait()
+        })
+        .is_ok()
+        .then(|| "gap".to_string())
+}
+
+/// Runs GAP's factorisation on the same generators and elements: (set-up s, mean, max, words/s).
+fn run_gap(gap: &str, name: &str, gens: &[Perm], elems: &[Perm]) -> Option<(f64, f64, u64, f64)> {
+    let dir = std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
+        .join("words-bench-gap");
+    std::fs::create_dir_all(&dir).ok()?;
+    let file = dir.join(format!("{name}.g"));
+    let list = |ps: &[Perm]| {
+        ps.iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(",\n")
+    };
+    let text = format!("gens := [{}];\nelems := [{}];\n", list(gens), list(elems));
+    std::fs::write(&file, text).ok()?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gap/words_bench.g");
+    let out = Command::new(gap)
+        .args(["-q", "-A", "-o", "8g"])
+        .arg(&file)
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.starts_with("GAPWORDS "))?;
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    (v.len() == 4).then(|| (v[0] / 1e3, v[1], v[2] as u64, v[3]))
+}

@@ -1,0 +1,597 @@
+//! [`GroupWords`]: Minkwitz's tables of short words for the coset representatives of a
+//! stabiliser chain, and the factorisation of members through them.
+//!
+//! For a base `b_0, …, b_{k-1}` with basic orbits `Δ_i`, level `i` of the table holds, for each
+//! point `p ∈ Δ_i`, one element `u` of the stabiliser `G^(i)` of `b_0..b_{i-1}` with
+//! `b_i^u = p`, *together with a word in the generators for it*. A member `g` then factors as
+//! `g = u_{k-1} ⋯ u_1 u_0` by sifting (`h_0 = g`, `u_i` the entry for `b_i^{h_i}`,
+//! `h_{i+1} = h_i u_i^{-1}`), and its word is the product of the entries' words.
+//!
+//! The tables are filled by sifting words of random walks in the Cayley graph, **replacing an
+//! entry whenever a shorter word for the same coset reaches it**, and sifting the residue on
+//! (Minkwitz's rule: the residues of short words are short words for deeper levels). They are
+//! complete when every level holds `|Δ_i|` entries; the base and the orbit lengths come from the
+//! group's proven stabiliser chain (or its proof that it is a giant), so completeness is known
+//! exactly and every word is exact: the method is Las Vegas (random in its running time, never in
+//! its answers). Then `effort` rounds of improvement sift the products of pairs of entries of a
+//! level, and more random words, with the same replacement rule; at query time a member is also
+//! factored after multiplying by the elements of a small ball of the Cayley graph, keeping the
+//! shortest word.
+//!
+//! # Complexity
+//! Filling: about `Σ_i |Δ_i| log |Δ_i|` sifts of `O(k · m)` each (`m` moved points, `k` base
+//! points) in the typical case; each improvement round `Σ_i min(|Δ_i|², P)` more (`P` a per-level
+//! cap). Memory: `8 m + 16 · letters` bytes per entry, `Σ_i |Δ_i|` entries. Factoring: `O(B · k · m)`
+//! for a ball of `B` elements.
+//!
+//! # Reference
+//! T. Minkwitz, "An algorithm for solving the factorization problem in permutation groups",
+//! *J. Symbolic Computation* 26 (1998) 89–95. Seress, *Permutation Group Algorithms* (2003), §4.1
+//! (sifting).
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::super::perm::Perm;
+use super::super::perm_group::PermGroup;
+use super::word::{GeneratorOrders, Word};
+use crate::context::SolveContext;
+use crate::error::SolveError;
+
+/// Seed of the random walks (words depend on it, their correctness does not).
+const SEED: u64 = 0x5eed_3041;
+const NONE: u32 = u32::MAX;
+/// Products of pairs sifted per level and improvement round, at most.
+const PAIRS_PER_LEVEL: usize = 4_096;
+/// Elements of the Cayley-graph ball tried at query time, per unit of effort.
+const BALL_PER_EFFORT: usize = 96;
+/// Bytes of one word letter in memory.
+const LETTER_BYTES: u64 = 16;
+
+/// How much work to spend on short words: a trade-off between set-up time and word length.
+///
+/// `effort` 0 fills the tables only (fastest set-up, longest words); each unit adds one round of
+/// improvement of the tables and widens the search at query time (a ball of `96 · effort`
+/// elements of the Cayley graph is tried for each member). The default is 5; at most
+/// [`WordEffort::MAX`]. Measured on Rubik's cube group (BENCHMARKS.md): effort 0 sets up in
+/// 4 ms with words of 200 letters on average, 5 in 24 ms with 82 letters, 30 in 64 ms with 67
+/// letters, at a quarter of effort 5's words per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WordEffort(pub u32);
+
+impl WordEffort {
+    /// The largest effort a job may ask for: beyond it the query-time search costs more than
+    /// it gains.
+    pub const MAX: u32 = 100;
+}
+
+impl Default for WordEffort {
+    fn default() -> Self {
+        WordEffort(5)
+    }
+}
+
+#[derive(Debug)]
+struct Entry {
+    perm: Box<[u32]>,
+    inv: Box<[u32]>,
+    word: Word,
+}
+
+#[derive(Debug)]
+struct Level {
+    base_point: u32,
+    orbit_len: usize,
+    /// Entry index for each moved point, `NONE` where the table has none yet.
+    slot: Vec<u32>,
+    entries: Vec<Entry>,
+}
+
+/// Words for every element of a permutation group, from Minkwitz's tables (see the module
+/// documentation).
+#[derive(Debug)]
+pub struct GroupWords {
+    /// The degree of the group's permutations.
+    degree: usize,
+    /// Moved point number of each point, `NONE` for points no generator moves.
+    to_inner: Vec<u32>,
+    /// The moved points, in order.
+    moved: Vec<u32>,
+    generators: Vec<Box<[u32]>>,
+    inverses: Vec<Box<[u32]>>,
+    orders: GeneratorOrders,
+    levels: Vec<Level>,
+    /// Query-time shifts: a ball of the Cayley graph, each as (inverse permutation, word).
+    ball: Vec<(Box<[u32]>, Word)>,
+    bytes: u64,
+    budget: u64,
+}
+
+/// What happened to an element sifted into the tables.
+enum Sifted {
+    Inserted,
+    Identity,
+    TooLong,
+}
+
+impl GroupWords {
+    /// Builds the tables for `group`.
+    ///
+    /// # Arguments
+    /// * `group` — the group, whose base and basic orbit lengths are proven.
+    /// * `effort` — the set-up/length trade-off ([`WordEffort`]).
+    /// * `ctx` — cancellation (checked every few dozen sifts) and progress.
+    /// * `budget_bytes` — the memory the tables may take (permutations and words);
+    ///   `limit_name` names the limit that set it in the error.
+    ///
+    /// # Returns
+    /// The tables, [`SolveError::LimitExceeded`] naming `limit_name` when they would need more
+    /// than `budget_bytes`, or [`SolveError::Cancelled`].
+    ///
+    /// # Complexity
+    /// See the module documentation.
+    ///
+    /// # Example
+    /// ```
+    /// use orbit_worker::{Limits, SolveContext, group::{GroupWords, Perm, PermGroup, WordEffort}};
+    /// let gens = vec![Perm::parse_cycles("(1,2,3,4)", 4).unwrap(), Perm::parse_cycles("(1,2)", 4).unwrap()];
+    /// let g = PermGroup::new(4, gens.clone(), &SolveContext::detached(), &Limits::default()).unwrap();
+    /// let words = GroupWords::new(&g, WordEffort::default(), &SolveContext::detached(), 1 << 20, "max_job_memory").unwrap();
+    /// let x = Perm::parse_cycles("(1,3)", 4).unwrap();
+    /// let w = words.word_of(&x).unwrap();
+    /// assert_eq!(w.evaluate(&gens, 4), x);
+    /// ```
+    ///
+    /// # Reference
+    /// Minkwitz (1998), §2–3.
+    pub fn new(
+        group: &PermGroup,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GroupWords, SolveError> {
+        let degree = group.degree();
+        let mut to_inner = vec![NONE; degree];
+        let mut moved = Vec::new();
+        for x in 0..degree as u32 {
+            if group.generators().iter().any(|g| g.image(x) != x) {
+                to_inner[x as usize] = moved.len() as u32;
+                moved.push(x);
+            }
+        }
+        let m = moved.len();
+        let generators: Vec<Box<[u32]>> = group
+            .generators()
+            .iter()
+            .map(|g| {
+                moved
+                    .iter()
+                    .map(|&x| to_inner[g.image(x) as usize])
+                    .collect()
+            })
+            .collect();
+        let inverses = generators.iter().map(|g| invert(g)).collect();
+        let orbit_lens = group.transversal_lengths();
+        let entries: u64 = orbit_lens.iter().sum();
+        let fixed = entries
+            .saturating_mul(8 * m as u64 + 64)
+            .saturating_add((orbit_lens.len() as u64).saturating_mul(4 * m as u64));
+        if fixed > budget_bytes {
+            return Err(SolveError::limit_shown(
+                format!(
+                    "words of the group of degree {degree} ({entries} table entries, {fixed} bytes)"
+                ),
+                limit_name,
+                budget_bytes,
+                format!("{budget_bytes} bytes ({limit_name})"),
+            )
+            .requested(fixed));
+        }
+        let levels = group
+            .base()
+            .iter()
+            .zip(&orbit_lens)
+            .map(|(&b, &len)| {
+                let b = to_inner[b as usize];
+                let mut slot = vec![NONE; m];
+                slot[b as usize] = 0;
+                let identity: Box<[u32]> = (0..m as u32).collect();
+                Level {
+                    base_point: b,
+                    orbit_len: len as usize,
+                    slot,
+                    entries: vec![Entry {
+                        perm: identity.clone(),
+                        inv: identity,
+                        word: Word::identity(),
+                    }],
+                }
+            })
+            .collect();
+        let mut words = GroupWords {
+            degree,
+            to_inner,
+            moved,
+            orders: GeneratorOrders::of(group.generators()),
+            generators,
+            inverses,
+            levels,
+            ball: Vec::new(),
+            bytes: fixed,
+            budget: budget_bytes,
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+        words.fill(&mut rng, ctx, limit_name)?;
+        for _ in 0..effort.0 {
+            words.improve(&mut rng, ctx, limit_name)?;
+        }
+        words.ball = words.ball(BALL_PER_EFFORT * effort.0 as usize + 1);
+        Ok(words)
+    }
+
+    /// The word of `g`, or `None` when `g` is not a member (or has another degree).
+    ///
+    /// # Complexity
+    /// `O(B · k · m)` for the query ball of `B` elements (see the module documentation).
+    pub fn word_of(&self, g: &Perm) -> Option<Word> {
+        if g.degree() != self.degree {
+            return None;
+        }
+        for (x, &i) in self.to_inner.iter().enumerate() {
+            if i == NONE && g.image(x as u32) != x as u32 {
+                return None;
+            }
+        }
+        let inner: Vec<u32> = self
+            .moved
+            .iter()
+            .map(|&x| self.to_inner[g.image(x) as usize])
+            .collect();
+        if inner.contains(&NONE) {
+            return None;
+        }
+        // Choose by the sum of the parts' lengths (an upper bound of the reduced length) and
+        // build only the chosen word: building every candidate's word costs more than sifting.
+        let mut parts = Vec::with_capacity(self.levels.len());
+        let mut best_len = self.sift_parts(&inner, &mut parts)?;
+        let mut best_parts = parts.clone();
+        let mut best_shift = None;
+        let mut shifted = vec![0u32; inner.len()];
+        for (i, (s_inv, s_word)) in self.ball.iter().enumerate() {
+            for (out, &x) in shifted.iter_mut().zip(&inner) {
+                *out = s_inv[x as usize];
+            }
+            // g = (g s^-1) s.
+            if let Some(len) = self.sift_parts(&shifted, &mut parts)
+                && len + s_word.len() < best_len
+            {
+                best_len = len + s_word.len();
+                best_parts.clone_from(&parts);
+                best_shift = Some(i);
+            }
+        }
+        let mut w = Word::identity();
+        for (level, &idx) in self.levels.iter().zip(&best_parts).rev() {
+            w.append(&level.entries[idx as usize].word, &self.orders);
+        }
+        if let Some(i) = best_shift {
+            w.append(&self.ball[i].1, &self.orders);
+        }
+        Some(w)
+    }
+
+    /// Bytes the tables hold (permutations and words).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Mean and largest word length of the table entries, for benchmarks.
+    pub fn entry_lengths(&self) -> (f64, u64) {
+        let all: Vec<u64> = self
+            .levels
+            .iter()
+            .flat_map(|l| l.entries.iter().map(|e| e.word.len()))
+            .collect();
+        let max = all.iter().copied().max().unwrap_or(0);
+        (
+            all.iter().sum::<u64>() as f64 / all.len().max(1) as f64,
+            max,
+        )
+    }
+
+    /// Sifts `g`: `g = u_{k-1} ⋯ u_0` with `u_i` the table entry `parts[i]` of level `i`.
+    /// Returns the sum of the entries' word lengths, or `None` if `g` does not sift to the
+    /// identity (it is not a member).
+    fn sift_parts(&self, g: &[u32], parts: &mut Vec<u32>) -> Option<u64> {
+        let mut h = g.to_vec();
+        parts.clear();
+        let mut len = 0;
+        for level in &self.levels {
+            let idx = level.slot[h[level.base_point as usize] as usize];
+            if idx == NONE {
+                return None;
+            }
+            let u = &level.entries[idx as usize];
+            for x in h.iter_mut() {
+                *x = u.inv[*x as usize];
+            }
+            parts.push(idx);
+            len += u.word.len();
+        }
+        if h.iter().enumerate().any(|(i, &x)| i as u32 != x) {
+            return None;
+        }
+        Some(len)
+    }
+
+    fn missing(&self) -> usize {
+        self.levels
+            .iter()
+            .map(|l| l.orbit_len - l.entries.len())
+            .sum()
+    }
+
+    fn charge(&mut self, letters: u64, limit_name: &'static str) -> Result<(), SolveError> {
+        self.bytes = self.bytes.saturating_add(letters * LETTER_BYTES);
+        if self.bytes > self.budget {
+            return Err(SolveError::limit_shown(
+                format!(
+                    "words of the group of degree {} ({} bytes)",
+                    self.degree, self.bytes
+                ),
+                limit_name,
+                self.budget,
+                format!("{} bytes ({limit_name})", self.budget),
+            )
+            .requested(self.bytes));
+        }
+        Ok(())
+    }
+
+    /// Sifts `(t, w)` from level `from` with Minkwitz's replacement rule; residues longer than
+    /// `max_len` are dropped.
+    fn sift(
+        &mut self,
+        from: usize,
+        mut t: Vec<u32>,
+        mut w: Word,
+        max_len: u64,
+        limit_name: &'static str,
+    ) -> Result<Sifted, SolveError> {
+        for i in from..self.levels.len() {
+            let level = &mut self.levels[i];
+            let p = t[level.base_point as usize];
+            let idx = level.slot[p as usize];
+            if idx == NONE {
+                level.slot[p as usize] = level.entries.len() as u32;
+                let mut inv = vec![0u32; t.len()].into_boxed_slice();
+                for (x, &y) in t.iter().enumerate() {
+                    inv[y as usize] = x as u32;
+                }
+                let letters = w.letters().len() as u64;
+                level.entries.push(Entry {
+                    perm: t.into_boxed_slice(),
+                    inv,
+                    word: w,
+                });
+                self.charge(letters, limit_name)?;
+                return Ok(Sifted::Inserted);
+            }
+            let entry = &mut level.entries[idx as usize];
+            // The residue t u^-1 fixes b_0..b_i; its word is w u_w^-1.
+            let mut residue_word = w.clone();
+            residue_word.append_inverse(&entry.word, &self.orders);
+            let residue: Vec<u32> = t.iter().map(|&x| entry.inv[x as usize]).collect();
+            if w.len() < entry.word.len() {
+                let old = entry.word.letters().len() as u64;
+                let new = w.letters().len() as u64;
+                for (x, &y) in t.iter().enumerate() {
+                    entry.inv[y as usize] = x as u32;
+                }
+                entry.perm = t.into_boxed_slice();
+                entry.word = w;
+                if new > old {
+                    self.charge(new - old, limit_name)?;
+                }
+            }
+            if residue_word.len() > max_len {
+                return Ok(Sifted::TooLong);
+            }
+            t = residue;
+            w = residue_word;
+        }
+        Ok(Sifted::Identity)
+    }
+
+    /// A random walk of `len` steps in the Cayley graph (no immediate backtracking).
+    fn random_walk(&self, rng: &mut ChaCha8Rng, len: usize) -> (Vec<u32>, Word) {
+        let m = self.moved.len();
+        let k = self.generators.len() as u32;
+        debug_assert!(k > 0);
+        let mut t: Vec<u32> = (0..m as u32).collect();
+        let mut w = Word::identity();
+        let mut last: Option<(u32, i64)> = None;
+        for _ in 0..len {
+            let (g, e) = loop {
+                let g = rng.random_range(0..k);
+                let e = if rng.random_bool(0.5) { 1 } else { -1 };
+                if last != Some((g, -e)) {
+                    break (g, e);
+                }
+            };
+            last = Some((g, e));
+            let step = if e == 1 {
+                &self.generators[g as usize]
+            } else {
+                &self.inverses[g as usize]
+            };
+            for x in t.iter_mut() {
+                *x = step[*x as usize];
+            }
+            w.push(g, e, &self.orders);
+        }
+        (t, w)
+    }
+
+    /// Sifts random walks until every level holds its whole orbit. Walks start short and grow
+    /// while the tables stop gaining entries.
+    fn fill(
+        &mut self,
+        rng: &mut ChaCha8Rng,
+        ctx: &SolveContext,
+        limit_name: &'static str,
+    ) -> Result<(), SolveError> {
+        if self.generators.is_empty() {
+            return Ok(());
+        }
+        let total = self
+            .levels
+            .iter()
+            .map(|l| l.orbit_len)
+            .sum::<usize>()
+            .max(1);
+        let mut walk = 4usize;
+        // Residues longer than `cap` are dropped: without a cap, level i's first entries are
+        // residues of residues, and their lengths can double from one level to the next. The
+        // cap grows with the walks, so every level is eventually filled.
+        let mut cap = 64u64;
+        let mut idle = 0usize;
+        let mut tries = 0u64;
+        while self.missing() > 0 {
+            tries += 1;
+            if tries.is_multiple_of(64) {
+                ctx.check()?;
+                ctx.progress(1.0 - self.missing() as f64 / total as f64);
+            }
+            let len = rng.random_range(1..=walk);
+            let (t, w) = self.random_walk(rng, len);
+            match self.sift(0, t, w, cap, limit_name)? {
+                Sifted::Inserted => idle = 0,
+                Sifted::Identity | Sifted::TooLong => {
+                    idle += 1;
+                    if idle > 4 * total.min(4_096) {
+                        walk = (walk * 3 / 2).min(4 * total + 16);
+                        cap = cap.saturating_mul(2);
+                        idle = 0;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One round of improvement: the products of pairs of entries of each level (at most
+    /// [`PAIRS_PER_LEVEL`], sampled when there are more), and as many random walks as there are
+    /// entries, each sifted with the replacement rule.
+    fn improve(
+        &mut self,
+        rng: &mut ChaCha8Rng,
+        ctx: &SolveContext,
+        limit_name: &'static str,
+    ) -> Result<(), SolveError> {
+        let m = self.moved.len();
+        for i in 0..self.levels.len() {
+            let n = self.levels[i].entries.len();
+            if n < 2 {
+                continue;
+            }
+            let all_pairs = n * n <= PAIRS_PER_LEVEL;
+            let pairs = if all_pairs { n * n } else { PAIRS_PER_LEVEL };
+            let max_len = self.levels[i]
+                .entries
+                .iter()
+                .map(|e| e.word.len())
+                .max()
+                .unwrap_or(0);
+            for pair in 0..pairs {
+                if pair % 64 == 0 {
+                    ctx.check()?;
+                }
+                let (a, b) = if all_pairs {
+                    (pair / n, pair % n)
+                } else {
+                    (rng.random_range(0..n), rng.random_range(0..n))
+                };
+                let level = &self.levels[i];
+                let (ea, eb) = (&level.entries[a], &level.entries[b]);
+                if ea.word.is_identity() || eb.word.is_identity() {
+                    continue;
+                }
+                let t: Vec<u32> = (0..m).map(|x| eb.perm[ea.perm[x] as usize]).collect();
+                let mut w = ea.word.clone();
+                w.append(&eb.word, &self.orders);
+                self.sift(i, t, w, max_len, limit_name)?;
+            }
+        }
+        let total: usize = self.levels.iter().map(|l| l.orbit_len).sum();
+        let mean = self.entry_lengths().0.ceil() as usize;
+        for r in 0..total {
+            if r % 64 == 0 {
+                ctx.check()?;
+            }
+            let len = rng.random_range(1..=mean.max(2));
+            let (t, w) = self.random_walk(rng, len);
+            let max_len = 2 * mean as u64 + 2;
+            self.sift(0, t, w, max_len, limit_name)?;
+        }
+        Ok(())
+    }
+
+    /// The first `size` elements of a breadth-first search of the Cayley graph from the
+    /// identity (distinct elements; the identity first), as (inverse, word).
+    fn ball(&self, size: usize) -> Vec<(Box<[u32]>, Word)> {
+        let m = self.moved.len();
+        let identity: Box<[u32]> = (0..m as u32).collect();
+        let mut seen = std::collections::HashSet::new();
+        seen.insert(identity.clone());
+        let mut out: Vec<(Box<[u32]>, Word)> = vec![(identity, Word::identity())];
+        let mut step = Vec::new();
+        for (g, (generator, inverse)) in self.generators.iter().zip(&self.inverses).enumerate() {
+            step.push((generator.clone(), Word::letter(g as u32, 1, &self.orders)));
+            step.push((inverse.clone(), Word::letter(g as u32, -1, &self.orders)));
+        }
+        // `out` holds inverses; walk with the elements themselves, then invert.
+        let mut frontier: Vec<(Box<[u32]>, Word)> =
+            vec![((0..m as u32).collect(), Word::identity())];
+        let mut elements = Vec::new();
+        while out.len() < size && !frontier.is_empty() {
+            let mut next = Vec::new();
+            for (p, w) in &frontier {
+                for (s, sw) in &step {
+                    let q: Box<[u32]> = p.iter().map(|&x| s[x as usize]).collect();
+                    if seen.insert(q.clone()) {
+                        let mut qw = w.clone();
+                        qw.append(sw, &self.orders);
+                        elements.push((q.clone(), qw.clone()));
+                        next.push((q, qw));
+                        if out.len() + elements.len() >= size {
+                            break;
+                        }
+                    }
+                }
+                if out.len() + elements.len() >= size {
+                    break;
+                }
+            }
+            for (q, qw) in elements.drain(..) {
+                let mut inv = vec![0u32; m].into_boxed_slice();
+                for (x, &y) in q.iter().enumerate() {
+                    inv[y as usize] = x as u32;
+                }
+                out.push((inv, qw));
+            }
+            frontier = next;
+        }
+        out.remove(0);
+        out
+    }
+}
+
+fn invert(p: &[u32]) -> Box<[u32]> {
+    let mut inv = vec![0u32; p.len()].into_boxed_slice();
+    for (x, &y) in p.iter().enumerate() {
+        inv[y as usize] = x as u32;
+    }
+    inv
+}

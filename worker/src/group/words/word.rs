@@ -1,0 +1,247 @@
+//! [`Word`]: a product of generators and their powers, kept in a normal form.
+
+use super::super::perm::Perm;
+
+/// One letter of a [`Word`]: generator `generator` (0-based) raised to `exponent` (never 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WordLetter {
+    /// Index of the generator in the job's list, 0-based.
+    pub generator: u32,
+    /// The power, positive or negative, never 0.
+    pub exponent: i64,
+}
+
+/// A word in a group's generators, multiplied left to right as GAP does: the image of a point
+/// under `g1*g2` is its image under `g1`, then under `g2`.
+///
+/// Kept in the normal form of a free product of cyclic groups: no two neighbouring letters share a
+/// generator (`g2*g2` is `g2^2`, `g1*g1^-1` vanishes) and each exponent is reduced modulo its
+/// generator's order into `(-m/2, m/2]` (with `g` of order 4, `g^3` is `g^-1`). Its length is the
+/// sum of the absolute values of the exponents.
+///
+/// ```
+/// use orbit_worker::group::{Perm, Word, WordLetter};
+/// let w = Word::from_letters(&[WordLetter { generator: 0, exponent: 2 }, WordLetter { generator: 1, exponent: -1 }]);
+/// assert_eq!(w.to_string(), "g1^2*g2^-1");
+/// assert_eq!(w.len(), 3);
+/// assert_eq!(Word::identity().to_string(), "<identity>");
+/// let gens = [Perm::parse_cycles("(1,2,3)", 3).unwrap(), Perm::parse_cycles("(1,2)", 3).unwrap()];
+/// assert_eq!(w.evaluate(&gens, 3).to_string(), "(1,3)"); // (1,3,2)*(1,2), as GAP multiplies
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Word {
+    letters: Vec<WordLetter>,
+    len: u64,
+}
+
+/// The orders of a job's generators (exponents are reduced modulo them); `None` where an order
+/// does not fit in an `i64` (such exponents are left as they are).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GeneratorOrders(Vec<Option<i64>>);
+
+impl GeneratorOrders {
+    /// The order of each generator: the lcm of its cycle lengths.
+    ///
+    /// Complexity: O(d) per generator.
+    pub(crate) fn of(generators: &[Perm]) -> GeneratorOrders {
+        GeneratorOrders(
+            generators
+                .iter()
+                .map(|g| {
+                    let mut order: i128 = 1;
+                    for len in g.cycle_lengths() {
+                        let len = len as i128;
+                        order = order / gcd(order, len) * len;
+                        if order > i64::MAX as i128 {
+                            return None;
+                        }
+                    }
+                    Some(order as i64)
+                })
+                .collect(),
+        )
+    }
+
+    /// No reduction: every order unknown (for words built without their generators).
+    pub(crate) fn unknown() -> GeneratorOrders {
+        GeneratorOrders(Vec::new())
+    }
+
+    /// `e` reduced modulo the order `m` of `generator` into `(-m/2, m/2]`.
+    fn reduce(&self, generator: u32, e: i64) -> i64 {
+        match self.0.get(generator as usize).copied().flatten() {
+            Some(m) => {
+                let r = e.rem_euclid(m);
+                if r > m / 2 { r - m } else { r }
+            }
+            None => e,
+        }
+    }
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl Word {
+    /// The empty word (the identity).
+    pub fn identity() -> Word {
+        Word::default()
+    }
+
+    /// The word of these letters, in normal form (neighbours with the same generator merged,
+    /// zero exponents dropped; exponents are not reduced by orders, which it does not know).
+    ///
+    /// Complexity: O(letters).
+    pub fn from_letters(letters: &[WordLetter]) -> Word {
+        let mut w = Word::identity();
+        for l in letters {
+            w.push(l.generator, l.exponent, &GeneratorOrders::unknown());
+        }
+        w
+    }
+
+    /// One generator to the power `exponent`.
+    pub(crate) fn letter(generator: u32, exponent: i64, orders: &GeneratorOrders) -> Word {
+        let mut w = Word::identity();
+        w.push(generator, exponent, orders);
+        w
+    }
+
+    /// The letters, left to right.
+    pub fn letters(&self) -> &[WordLetter] {
+        &self.letters
+    }
+
+    /// The length: the sum of the absolute values of the exponents.
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether this is the empty word.
+    pub fn is_identity(&self) -> bool {
+        self.letters.is_empty()
+    }
+
+    /// Appends `generator^exponent`, keeping the normal form (a stack-based reduction: merging
+    /// with the last letter can cancel it, and the next push then meets the letter before).
+    pub(crate) fn push(&mut self, generator: u32, exponent: i64, orders: &GeneratorOrders) {
+        let e = orders.reduce(generator, exponent);
+        if e == 0 {
+            return;
+        }
+        if let Some(last) = self.letters.last_mut()
+            && last.generator == generator
+        {
+            self.len -= last.exponent.unsigned_abs();
+            let merged = orders.reduce(generator, last.exponent.saturating_add(e));
+            if merged == 0 {
+                self.letters.pop();
+            } else {
+                last.exponent = merged;
+                self.len += merged.unsigned_abs();
+            }
+            return;
+        }
+        self.letters.push(WordLetter {
+            generator,
+            exponent: e,
+        });
+        self.len += e.unsigned_abs();
+    }
+
+    /// Appends `other` (the product `self * other`), in normal form.
+    pub(crate) fn append(&mut self, other: &Word, orders: &GeneratorOrders) {
+        for l in &other.letters {
+            self.push(l.generator, l.exponent, orders);
+        }
+    }
+
+    /// Appends `other^-1`, in normal form.
+    pub(crate) fn append_inverse(&mut self, other: &Word, orders: &GeneratorOrders) {
+        for l in other.letters.iter().rev() {
+            self.push(l.generator, -l.exponent, orders);
+        }
+    }
+
+    /// The permutation this word stands for, given the generators (of degree `degree`).
+    ///
+    /// Complexity: O(d · letters · log |exponent|).
+    ///
+    /// # Panics
+    /// If a letter names a generator outside `generators` (words built for these generators
+    /// never do).
+    pub fn evaluate(&self, generators: &[Perm], degree: usize) -> Perm {
+        let mut out = Perm::identity(degree);
+        for l in &self.letters {
+            out = out.compose(&generators[l.generator as usize].pow(l.exponent));
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for Word {
+    /// GAP's notation with 1-based generator names: `g1*g3^-1*g2^2`; the empty word is
+    /// `<identity>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.letters.is_empty() {
+            return f.write_str("<identity>");
+        }
+        for (i, l) in self.letters.iter().enumerate() {
+            if i > 0 {
+                f.write_str("*")?;
+            }
+            write!(f, "g{}", l.generator + 1)?;
+            if l.exponent != 1 {
+                write!(f, "^{}", l.exponent)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn orders(ms: &[i64]) -> GeneratorOrders {
+        GeneratorOrders(ms.iter().map(|&m| Some(m)).collect())
+    }
+
+    #[test]
+    fn free_cancellation_reaches_through_removed_letters() {
+        let o = GeneratorOrders::unknown();
+        let mut w = Word::identity();
+        for (g, e) in [(0, 1), (1, 2), (1, -2), (0, -1), (2, 1)] {
+            w.push(g, e, &o);
+        }
+        assert_eq!(w.to_string(), "g3");
+        assert_eq!(w.len(), 1);
+    }
+
+    #[test]
+    fn exponents_are_reduced_by_the_generator_order() {
+        let o = orders(&[4, 2]);
+        let mut w = Word::letter(0, 3, &o);
+        assert_eq!(w.to_string(), "g1^-1");
+        w.push(1, 1, &o);
+        w.push(1, 1, &o);
+        assert_eq!(w.to_string(), "g1^-1");
+        w.push(0, -1, &o);
+        assert_eq!(w.to_string(), "g1^2");
+        w.push(0, 2, &o);
+        assert!(w.is_identity());
+        assert_eq!(w.len(), 0);
+    }
+
+    #[test]
+    fn orders_are_lcms_of_cycle_lengths() {
+        let g = Perm::parse_cycles("(1,2)(3,4,5)", 5).unwrap();
+        let o = GeneratorOrders::of(&[g, Perm::identity(5)]);
+        assert_eq!(o.0, vec![Some(6), Some(1)]);
+    }
+}

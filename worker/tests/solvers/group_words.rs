@@ -1,0 +1,338 @@
+//! Words for group members ([`GroupWords`]) against independent oracles: thousands of random
+//! groups of degree <= 9 whose whole element list is known by breadth-first closure (every
+//! element gets a word, every random non-member none), known groups (Rubik's cube, M24, giants),
+//! and every word multiplied out here, point by point, independently of [`Word::evaluate`].
+
+use std::collections::HashSet;
+
+use orbit_worker::group::{GroupWords, Perm, PermGroup, Word, WordEffort};
+use orbit_worker::{CancelFlag, Limits, SolveContext, SolveError};
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::group_closure::{closure, pack, random_generator, to_perm};
+use crate::group_known_orders::{M24, RUBIK};
+
+const BUDGET: u64 = 1 << 30;
+
+/// The image of every point under `word`, multiplied out letter by letter (left to right: a
+/// point goes through the first letter first), each power applied as repeated images.
+fn multiply_out(word: &Word, gens: &[Perm], degree: usize) -> Vec<u32> {
+    let mut images: Vec<u32> = (0..degree as u32).collect();
+    for letter in word.letters() {
+        let g = &gens[letter.generator as usize];
+        let inverse = g.inverse();
+        let (step, times) = if letter.exponent > 0 {
+            (g, letter.exponent)
+        } else {
+            (&inverse, -letter.exponent)
+        };
+        for _ in 0..times {
+            for x in images.iter_mut() {
+                *x = step.image(*x);
+            }
+        }
+    }
+    images
+}
+
+/// The normal form the contract promises: no two neighbouring letters with the same generator,
+/// no zero exponent, and the length the sum of the absolute exponents.
+fn assert_reduced(word: &Word, label: &str) {
+    let letters = word.letters();
+    assert!(letters.iter().all(|l| l.exponent != 0), "{label}: {word}");
+    assert!(
+        letters.windows(2).all(|w| w[0].generator != w[1].generator),
+        "{label}: not freely reduced: {word}"
+    );
+    let sum: u64 = letters.iter().map(|l| l.exponent.unsigned_abs()).sum();
+    assert_eq!(word.len(), sum, "{label}: {word}");
+}
+
+fn words_for(group: &PermGroup, effort: u32) -> GroupWords {
+    GroupWords::new(
+        group,
+        WordEffort(effort),
+        &SolveContext::detached(),
+        BUDGET,
+        "max_job_memory",
+    )
+    .expect("words build")
+}
+
+fn perm(text: &str, d: usize) -> Perm {
+    Perm::parse_cycles(text, d).expect("test permutation is valid")
+}
+
+#[test]
+fn group_words_random_small_groups_match_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1_998);
+    let ctx = SolveContext::detached();
+    let mut checked = 0usize;
+    for case in 0..1_500 {
+        let d = rng.random_range(1..=9);
+        let k = rng.random_range(0..=4);
+        let gens: Vec<Perm> = (0..k).map(|_| random_generator(d, &mut rng)).collect();
+        let all = closure(d, &gens);
+        let group = PermGroup::new(d, gens.clone(), &ctx, &Limits::default()).expect("builds");
+        let words = words_for(&group, case % 3);
+        let label = format!("case {case}: d={d} gens={gens:?}");
+        let elements: Vec<u64> = all.iter().copied().collect();
+        let sample: Vec<u64> = if elements.len() <= 300 {
+            elements
+        } else {
+            elements.choose_multiple(&mut rng, 300).copied().collect()
+        };
+        for e in sample {
+            let x = to_perm(d, e);
+            let word = words
+                .word_of(&x)
+                .unwrap_or_else(|| panic!("{label}: member {x} has no word"));
+            assert_reduced(&word, &label);
+            assert_eq!(
+                multiply_out(&word, &gens, d),
+                x.images(),
+                "{label}: {word} for {x}"
+            );
+            checked += 1;
+        }
+        // Random permutations: a word exactly for the members.
+        for _ in 0..20 {
+            let mut img: Vec<u32> = (0..d as u32).collect();
+            img.shuffle(&mut rng);
+            let member = all.contains(&pack(img.iter().copied()));
+            let x = to_perm(d, pack(img.iter().copied()));
+            match words.word_of(&x) {
+                Some(word) => {
+                    assert!(member, "{label}: non-member {x} got {word}");
+                    assert_eq!(multiply_out(&word, &gens, d), x.images(), "{label}");
+                }
+                None => assert!(!member, "{label}: member {x} got no word"),
+            }
+        }
+    }
+    assert!(checked > 50_000, "{checked}");
+}
+
+/// Every element of a few small groups, and the identity's word is the empty word.
+#[test]
+fn group_words_every_element_of_small_groups() {
+    let cases: [(usize, &[&str]); 4] = [
+        (4, &["(1,2,3,4)", "(1,2)"]),
+        (8, &["(1,2,3,4,5,6,7)", "(1,8)(2,7)(3,4)(5,6)"]),
+        (
+            9,
+            &[
+                "(1,2,3)",
+                "(1,2)",
+                "(1,4,7)(2,5,8)(3,6,9)",
+                "(1,4)(2,5)(3,6)",
+            ],
+        ),
+        (6, &["(1,2)(3,4)(5,6)", "(1,3,5)(2,4,6)"]),
+    ];
+    for (d, texts) in cases {
+        let gens: Vec<Perm> = texts.iter().map(|t| perm(t, d)).collect();
+        let group = PermGroup::new(
+            d,
+            gens.clone(),
+            &SolveContext::detached(),
+            &Limits::default(),
+        )
+        .expect("builds");
+        let words = words_for(&group, 2);
+        let all = closure(d, &gens);
+        for &e in &all {
+            let x = to_perm(d, e);
+            let word = words.word_of(&x).expect("member");
+            assert_eq!(
+                multiply_out(&word, &gens, d),
+                x.images(),
+                "{texts:?}: {word}"
+            );
+        }
+        let identity = words.word_of(&Perm::identity(d)).expect("identity");
+        assert!(identity.is_identity() && identity.letters().is_empty());
+        assert_eq!(identity.to_string(), "<identity>");
+    }
+}
+
+/// Rubik's cube group (order 43,252,003,274,489,856,000) and M24: random members (products of
+/// random generator powers) get words that multiply out to them; a single edge flip and a
+/// transposition get none. Every generator itself gets a word of length at most its own.
+#[test]
+fn group_words_rubik_and_m24() {
+    let mut rng = ChaCha8Rng::seed_from_u64(48);
+    for (d, texts) in [(48usize, &RUBIK[..]), (24, &M24[..])] {
+        let gens: Vec<Perm> = texts.iter().map(|t| perm(t, d)).collect();
+        let group = PermGroup::new(
+            d,
+            gens.clone(),
+            &SolveContext::detached(),
+            &Limits::default(),
+        )
+        .expect("builds");
+        let words = words_for(&group, 1);
+        for _ in 0..100 {
+            let mut x = Perm::identity(d);
+            for _ in 0..200 {
+                x = x.compose(gens.choose(&mut rng).expect("generators"));
+            }
+            let word = words.word_of(&x).expect("member");
+            assert_reduced(&word, "random member");
+            assert_eq!(multiply_out(&word, &gens, d), x.images(), "{word}");
+        }
+        for (i, g) in gens.iter().enumerate() {
+            let word = words.word_of(g).expect("generator");
+            assert_eq!(multiply_out(&word, &gens, d), g.images());
+            assert!(word.len() <= 1, "generator {i}: {word}");
+        }
+        assert!(words.word_of(&perm("(1,2)", d)).is_none());
+    }
+    let rubik: Vec<Perm> = RUBIK.iter().map(|t| perm(t, 48)).collect();
+    let group =
+        PermGroup::new(48, rubik, &SolveContext::detached(), &Limits::default()).expect("builds");
+    assert!(words_for(&group, 0).word_of(&perm("(2,34)", 48)).is_none());
+}
+
+/// Giants and giant products in their natural action, given by random or structured generators:
+/// words for random elements multiply out; an odd permutation in Alt(n) has none.
+#[test]
+fn group_words_giants_and_products() {
+    let mut rng = ChaCha8Rng::seed_from_u64(60);
+    let cycle = |from: usize, to: usize| -> String {
+        let pts: Vec<String> = (from..=to).map(|p| p.to_string()).collect();
+        format!("({})", pts.join(","))
+    };
+    let cases: Vec<(usize, Vec<String>)> = vec![
+        (30, vec![cycle(1, 30), "(1,2)".into()]),
+        (31, vec![cycle(1, 31), "(1,2,3)".into()]),
+        // Sym(10) x Sym(12) on disjoint points.
+        (
+            22,
+            vec![
+                cycle(1, 10),
+                "(1,2)".into(),
+                cycle(11, 22),
+                "(11,12)".into(),
+            ],
+        ),
+    ];
+    for (d, texts) in cases {
+        let gens: Vec<Perm> = texts.iter().map(|t| perm(t, d)).collect();
+        let group = PermGroup::new(
+            d,
+            gens.clone(),
+            &SolveContext::detached(),
+            &Limits::default(),
+        )
+        .expect("builds");
+        let words = words_for(&group, 1);
+        for _ in 0..50 {
+            let mut x = Perm::identity(d);
+            for _ in 0..100 {
+                x = x.compose(gens.choose(&mut rng).expect("generators"));
+            }
+            let word = words.word_of(&x).expect("member");
+            assert_eq!(
+                multiply_out(&word, &gens, d),
+                x.images(),
+                "{texts:?}: {word}"
+            );
+        }
+        let odd = perm("(1,2)", d);
+        let member = group.contains(&odd);
+        assert_eq!(words.word_of(&odd).is_some(), member, "{texts:?}");
+    }
+    // Alt(31) does not contain a transposition.
+    let gens = vec![perm(&cycle(1, 31), 31), perm("(1,2,3)", 31)];
+    let group =
+        PermGroup::new(31, gens, &SolveContext::detached(), &Limits::default()).expect("builds");
+    assert!(words_for(&group, 0).word_of(&perm("(1,2)", 31)).is_none());
+}
+
+/// More effort never makes the tables' words longer on average, and on Rubik's cube it makes
+/// them shorter (the knob the README documents).
+#[test]
+fn group_words_effort_trades_set_up_for_length() {
+    let gens: Vec<Perm> = RUBIK.iter().map(|t| perm(t, 48)).collect();
+    let group = PermGroup::new(
+        48,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let members: Vec<Perm> = (0..50)
+        .map(|_| {
+            let mut x = Perm::identity(48);
+            for _ in 0..300 {
+                x = x.compose(gens.choose(&mut rng).expect("generators"));
+            }
+            x
+        })
+        .collect();
+    let mean = |words: &GroupWords| -> f64 {
+        let total: u64 = members
+            .iter()
+            .map(|x| words.word_of(x).expect("member").len())
+            .sum();
+        total as f64 / members.len() as f64
+    };
+    let low = mean(&words_for(&group, 0));
+    let high = mean(&words_for(&group, 2));
+    assert!(high < low, "effort 2: {high}, effort 0: {low}");
+}
+
+#[test]
+fn group_words_memory_limit_and_cancellation() {
+    let gens: Vec<Perm> = RUBIK.iter().map(|t| perm(t, 48)).collect();
+    let group =
+        PermGroup::new(48, gens, &SolveContext::detached(), &Limits::default()).expect("builds");
+    let e = GroupWords::new(
+        &group,
+        WordEffort(2),
+        &SolveContext::detached(),
+        10_000,
+        "max_job_memory",
+    )
+    .expect_err("10 kB is too little");
+    match e {
+        SolveError::LimitExceeded { limit_name, .. } => assert_eq!(limit_name, "max_job_memory"),
+        other => panic!("expected LimitExceeded, got {other:?}"),
+    }
+    let flag = CancelFlag::new();
+    flag.cancel();
+    let e = GroupWords::new(
+        &group,
+        WordEffort(2),
+        &SolveContext::new(flag, None),
+        BUDGET,
+        "max_job_memory",
+    )
+    .expect_err("cancelled");
+    assert!(matches!(e, SolveError::Cancelled), "{e:?}");
+}
+
+/// Words of distinct members are distinct elements: no two members of a small group share a word.
+#[test]
+fn group_words_distinct_members_distinct_words() {
+    let d = 7;
+    let gens = vec![perm("(1,2,3,4,5,6,7)", d), perm("(1,2)", d)];
+    let group = PermGroup::new(
+        d,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    let words = words_for(&group, 1);
+    let mut seen = HashSet::new();
+    for e in closure(d, &gens) {
+        let word = words.word_of(&to_perm(d, e)).expect("member");
+        assert!(seen.insert(word.to_string()), "{word} twice");
+    }
+    assert_eq!(seen.len(), 5_040);
+}
