@@ -169,6 +169,9 @@ pub struct GroupInput {
     pub degree: Num32,
     pub generators: Vec<PermInput>,
     pub candidates: Vec<PermInput>,
+    /// Words for the members, and their effort (any value, so that the bound is tried).
+    pub words: bool,
+    pub word_effort: Option<u32>,
 }
 
 impl GroupInput {
@@ -179,6 +182,8 @@ impl GroupInput {
             degree,
             generators: self.generators.iter().map(|p| p.proto(degree)).collect(),
             candidates: self.candidates.iter().map(|p| p.proto(degree)).collect(),
+            words: self.words,
+            word_effort: self.word_effort,
         })))
     }
 }

@@ -113,7 +113,7 @@ fn job(id: String, i: usize) -> pb::Job {
                         cycles: "(1,2)".into(),
                     },
                 ],
-                candidates: vec![],
+                ..Default::default()
             }),
         }),
     };

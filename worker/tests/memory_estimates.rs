@@ -23,7 +23,7 @@ use num_bigint::BigUint;
 use orbit_worker::cop_thief::{CopThiefJob, CopThiefQuery, Grid};
 use orbit_worker::counting::{CountKind, CountProblem, CubePart, parse_content};
 use orbit_worker::game::{GameGraph, GameJob};
-use orbit_worker::group::{GroupProblem, Perm, PermGroup, perm_group_memory_estimate};
+use orbit_worker::group::{GroupProblem, Perm, PermGroup, WordEffort, perm_group_memory_estimate};
 use orbit_worker::job::{JobAnswer, JobSpec};
 use orbit_worker::puzzle::PuzzleProblem;
 use orbit_worker::{Limits, SolveContext, SolveError};
@@ -896,5 +896,63 @@ fn the_default_limit_admits_the_scale_benchmarks() {
     for (name, estimate) in cases {
         println!("{name}: {} MiB", estimate >> 20);
         assert!(estimate <= limit, "{name}: {estimate}");
+    }
+}
+
+/// Words for members: the tables and the words are charged against what `max_job_memory` leaves
+/// them, so the peak stays under the estimate; a budget too small for the tables is refused
+/// while running, naming `max_job_memory`, still under the estimate.
+#[test]
+fn group_words_stay_within_the_estimate() {
+    let _serial = one_test_at_a_time();
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    let limits = Limits {
+        max_job_memory: 48 * MIB,
+        ..serial_limits()
+    };
+    let jobs: Vec<(&str, usize, Vec<Perm>)> = vec![
+        ("M11", 11, mathieu_11()),
+        ("D_500", 500, dihedral(500)),
+        ("PSL(3,3) on 13 points", 13, classical_groups::psl3(3)),
+    ];
+    for (name, d, generators) in jobs {
+        // Members: products of the generators.
+        let candidates = (0..20)
+            .map(|_| {
+                let mut x = Perm::identity(d);
+                for _ in 0..30 {
+                    x = x.compose(&generators[rng.random_range(0..generators.len())]);
+                }
+                x
+            })
+            .collect();
+        let spec = JobSpec::Group(GroupProblem {
+            degree: d,
+            generators,
+            candidates,
+            words: Some(WordEffort(1)),
+        });
+        let (_, estimate, outcome) = measure(&format!("group words {name}"), spec, &limits);
+        outcome.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(estimate, limits.max_job_memory);
+    }
+    // D_5000's tables hold 5,002 permutations of 5,000 points and their inverses (about 200 MB):
+    // over what 8 MiB leaves them.
+    let small = Limits {
+        max_job_memory: 8 * MIB,
+        ..serial_limits()
+    };
+    let spec = JobSpec::Group(GroupProblem {
+        degree: 5_000,
+        candidates: vec![dihedral(5_000)[0].clone()],
+        generators: dihedral(5_000),
+        words: Some(WordEffort(1)),
+    });
+    let (_, _, outcome) = measure("group words D_5000, 8 MiB", spec, &small);
+    match outcome {
+        Err(SolveError::LimitExceeded { limit_name, .. }) => {
+            assert_eq!(limit_name, "max_job_memory")
+        }
+        other => panic!("expected max_job_memory to be exceeded, got {other:?}"),
     }
 }

@@ -3,9 +3,12 @@
 //!
 //! - [`game`]: a game graph's moves with their values and its principal variations.
 //! - [`cop_thief`]: the same for the policeman-and-thief game, replayed by its rules.
+//! - [`group`]: the words of a group's members, multiplied out.
 
 pub mod cop_thief;
 pub mod game;
+pub mod group;
 
 pub use cop_thief::{CopThiefWitnessError, check_cop_thief_witness};
 pub use game::{GameWitnessError, check_game_witness};
+pub use group::{GroupWordError, check_group_words, format_word};

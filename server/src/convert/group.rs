@@ -2,7 +2,9 @@
 //! and permutations (image arrays or GAP cycle notation), which `count` jobs share.
 
 use orbit_api::v1 as pb;
-use orbit_worker::group::{GroupAnswer, GroupKind, GroupProblem, Perm, check_group_sizes};
+use orbit_worker::group::{
+    GroupAnswer, GroupKind, GroupProblem, Perm, WordEffort, check_group_sizes,
+};
 use orbit_worker::{Limits, SolveError};
 
 /// proto → domain, after checking that the permutations fit the limits: each becomes a
@@ -18,6 +20,11 @@ pub fn from_proto(group: pb::GroupJob, limits: &Limits) -> Result<GroupProblem, 
         degree,
         generators: perms_from_proto(&group.generators, degree, "group.generators")?,
         candidates: perms_from_proto(&group.candidates, degree, "group.candidates")?,
+        words: group.words.then(|| {
+            group
+                .word_effort
+                .map_or_else(WordEffort::default, WordEffort)
+        }),
     })
 }
 
@@ -70,7 +77,8 @@ pub(super) fn perms_from_proto(
         .collect()
 }
 
-/// domain → proto: order (decimal), kind, base, orbits (ascending points) and memberships.
+/// domain → proto: order (decimal), kind, base, orbits (ascending points), memberships and,
+/// when asked for, the words (0-based generators, `has_word` for members).
 pub fn result_to_proto(answer: GroupAnswer) -> pb::GroupResult {
     let kind = match answer.kind {
         GroupKind::Trivial => pb::GroupKind::Trivial,
@@ -92,6 +100,21 @@ pub fn result_to_proto(answer: GroupAnswer) -> pb::GroupResult {
             .collect(),
         members: answer.members,
         kind: kind as i32,
+        words: answer
+            .words
+            .into_iter()
+            .map(|word| match word {
+                Some(word) => {
+                    let letters = word.letters();
+                    pb::GroupWord {
+                        has_word: true,
+                        generators: letters.iter().map(|l| l.generator).collect(),
+                        exponents: letters.iter().map(|l| l.exponent).collect(),
+                    }
+                }
+                None => pb::GroupWord::default(),
+            })
+            .collect(),
     }
 }
 
@@ -99,7 +122,6 @@ pub fn result_to_proto(answer: GroupAnswer) -> pb::GroupResult {
 pub fn example() -> pb::GroupJob {
     pb::GroupJob {
         degree: 2,
-        generators: vec![],
-        candidates: vec![],
+        ..Default::default()
     }
 }

@@ -108,8 +108,7 @@ async fn refusals_before_queueing_name_the_field_or_the_limit() {
         (
             job(pb::job::Kind::Group(pb::GroupJob {
                 degree: 200_000,
-                generators: vec![],
-                candidates: vec![],
+                ..Default::default()
             })),
             Code::ResourceExhausted,
             "group degree 200000 exceeds the limit of 100000",

@@ -51,6 +51,7 @@ async fn group_jobs() {
             cycles("(3,7,11,8)(4,10,5,6)"),
         ],
         candidates: vec![cycles("(1,2)"), images(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0])],
+        ..Default::default()
     };
     let r = client
         .solve(job(pb::job::Kind::Group(m11)))
@@ -68,7 +69,7 @@ async fn group_jobs() {
         job(pb::job::Kind::Group(pb::GroupJob {
             degree,
             generators,
-            candidates: vec![],
+            ..Default::default()
         }))
     };
     let cases = [

@@ -9,6 +9,7 @@ mod batches;
 mod e2e;
 mod error_details;
 mod game_witness;
+mod group_words;
 mod input_errors;
 mod kinds;
 mod memory_limit;

@@ -136,7 +136,7 @@ async fn a_group_whose_chain_outgrows_the_limit_stops_with_resource_exhausted() 
         kind: Some(pb::job::Kind::Group(pb::GroupJob {
             degree: 3 * copies,
             generators,
-            candidates: vec![],
+            ..Default::default()
         })),
     };
     let status = client.solve(job).await.expect_err("the chain does not fit");

@@ -48,6 +48,7 @@ fn job(i: usize) -> (pb::Job, String) {
                 images(rotation),
             ],
             candidates: vec![images(transposition), images(non_member)],
+            ..Default::default()
         })),
     };
     (job, order.to_string())

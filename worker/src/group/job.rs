@@ -99,17 +99,14 @@ pub fn validate_group_problem(problem: &GroupProblem, limits: &Limits) -> Result
 /// words' tables: the group's construction ([`perm_group_memory_estimate`]), the copy of the
 /// generators it takes (`k (4d + 16)`), the sifting scratch (`4d`), the memberships (`q` bytes)
 /// and the answer's base and orbits (`4d + 28d`), plus a cyclic group's membership scratch
-/// (`6d`); with words, the answer's words (`max_word_letters` letters of
-/// [`WORD_BYTES_PER_LETTER`], a word's header of 48 bytes per candidate).
-fn fixed_memory(problem: &GroupProblem, limits: &Limits) -> u64 {
+/// (`6d`); with words, a word's headers per candidate (96 bytes: domain and protobuf; the letters are charged to the
+/// words' budget as they are made).
+fn fixed_memory(problem: &GroupProblem) -> u64 {
     let d = problem.degree as u64;
     let k = problem.generators.len() as u64;
     let q = problem.candidates.len() as u64;
     let words = if problem.words.is_some() {
-        limits
-            .max_word_letters
-            .saturating_mul(WORD_BYTES_PER_LETTER)
-            .saturating_add(q.saturating_mul(48))
+        q.saturating_mul(96)
     } else {
         0
     };
@@ -122,9 +119,10 @@ fn fixed_memory(problem: &GroupProblem, limits: &Limits) -> u64 {
 
 /// The budgets of the stabiliser chain and of the words' tables: without words the chain gets
 /// [`chain_budget`]; with words the two share what is left of `max_job_memory` after the fixed
-/// part, the chain at most half of it (and at most `max_group_chain_bytes`), the tables the rest.
+/// part, the chain at most half of it (and at most `max_group_chain_bytes`), the tables and the
+/// answer's letters ([`WORD_BYTES_PER_LETTER`] each) the rest.
 fn budgets(problem: &GroupProblem, limits: &Limits) -> (u64, u64) {
-    let fixed = fixed_memory(problem, limits);
+    let fixed = fixed_memory(problem);
     if problem.words.is_none() {
         return (chain_budget(limits, fixed), 0);
     }
@@ -147,7 +145,7 @@ fn budgets(problem: &GroupProblem, limits: &Limits) -> (u64, u64) {
 /// ```
 pub fn group_memory_estimate(problem: &GroupProblem, limits: &Limits) -> u64 {
     let (chain, words) = budgets(problem, limits);
-    fixed_memory(problem, limits)
+    fixed_memory(problem)
         .saturating_add(chain)
         .saturating_add(words)
 }
@@ -253,6 +251,20 @@ fn member_words(
             ))
         })?;
         letters = letters.saturating_add(word.len());
+        let bytes = tables
+            .bytes()
+            .saturating_add(letters.saturating_mul(WORD_BYTES_PER_LETTER));
+        if bytes > budget {
+            return Err(SolveError::limit_shown(
+                format!(
+                    "the words' tables and the words up to group.candidates[{i}] ({bytes} bytes)"
+                ),
+                "max_job_memory",
+                budget,
+                format!("{budget} bytes (what max_job_memory leaves the words)"),
+            )
+            .requested(bytes));
+        }
         if letters > limits.max_word_letters {
             return Err(SolveError::limit_shown(
                 format!("the words of the members up to group.candidates[{i}] ({letters} letters)"),

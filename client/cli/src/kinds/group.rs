@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::pb;
+use orbit_client::witness::{check_group_words, format_word};
 use orbit_worker::group::{GroupProblem, Perm, parse_group_text_with_limits};
 use orbit_worker::{Limits, SolveError};
 
@@ -42,23 +43,47 @@ pub fn group_to_proto(problem: &GroupProblem) -> pb::GroupJob {
         degree: problem.degree as u32,
         generators: perms(&problem.generators),
         candidates: perms(&problem.candidates),
+        ..Default::default()
     }
 }
 
+/// The words `orbit group` asks for (`--words`, `--word-effort`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Words {
+    /// `--words`.
+    pub words: bool,
+    /// `--word-effort`; the server's default when `None`.
+    pub effort: Option<u32>,
+}
+
 /// Parses the `d k q` file, solves it over gRPC and prints the order, then one `Yes`/`No` per
-/// candidate.
-pub async fn run(endpoints: &[BatchEndpoint], file: Option<&Path>) -> anyhow::Result<ExitCode> {
+/// candidate; with `--words`, each `Yes` followed by the member's word, checked first by
+/// multiplying it out.
+pub async fn run(
+    endpoints: &[BatchEndpoint],
+    file: Option<&Path>,
+    words: Words,
+) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let job = group_job(&text)?;
+    let mut job = group_job(&text)?;
+    job.words = words.words;
+    job.word_effort = words.effort;
     let pb::job_result::Result::Group(group) =
-        solve_one(endpoints, "group", pb::job::Kind::Group(job)).await?
+        solve_one(endpoints, "group", pb::job::Kind::Group(job.clone())).await?
     else {
         anyhow::bail!("the server answered a group job with another kind of result");
     };
+    if let Err(wrong) = check_group_words(&job, &group) {
+        anyhow::bail!("the server's answer does not check out: {wrong}");
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     writeln!(out, "{}", group.order)?;
-    for member in &group.members {
-        writeln!(out, "{}", if *member { "Yes" } else { "No" })?;
+    for (i, member) in group.members.iter().enumerate() {
+        match (member, group.words.get(i)) {
+            (true, Some(word)) if words.words => writeln!(out, "Yes {}", format_word(word))?,
+            (true, _) => writeln!(out, "Yes")?,
+            (false, _) => writeln!(out, "No")?,
+        }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -50,6 +50,16 @@ pub enum KindCommand {
     Group {
         /// Input file; `-` or nothing for stdin.
         file: Option<PathBuf>,
+        /// Append to each `Yes`, after a space, a word in the generators for the member: `g1`,
+        /// `g2`, ... (1-based) joined by `*`, inverses and powers as `g3^-1`, `g2^2`, the
+        /// identity as `<identity>`, multiplied left to right as GAP does. Checked here before
+        /// it is printed.
+        #[arg(long)]
+        words: bool,
+        /// With `--words`: set-up time against word length, 0..100 (the server's default 5 when
+        /// not given; 0 is fastest with the longest words).
+        #[arg(long, value_name = "EFFORT", requires = "words")]
+        word_effort: Option<u32>,
     },
     /// Counting colourings up to symmetry; prints the number alone on a line.
     Count(count::CountArgs),
@@ -97,7 +107,17 @@ pub(crate) async fn run(
         KindCommand::Game { file, moves, line } => {
             game::run(endpoints, file.as_deref(), game::Witness { moves, line }).await
         }
-        KindCommand::Group { file } => group::run(endpoints, file.as_deref()).await,
+        KindCommand::Group {
+            file,
+            words,
+            word_effort,
+        } => {
+            let words = group::Words {
+                words,
+                effort: word_effort,
+            };
+            group::run(endpoints, file.as_deref(), words).await
+        }
         KindCommand::Count(args) => count::run(endpoints, args).await,
         KindCommand::Puzzle { file } => {
             let mut client = connection.client().clone();

@@ -614,3 +614,93 @@ fn every_job_kind_has_its_command() {
         );
     }
 }
+
+/// The permutation of `0..d` written in 1-based cycle notation, as image array.
+fn cycles_to_images(text: &str, d: usize) -> Vec<usize> {
+    let mut images: Vec<usize> = (0..d).collect();
+    for cycle in text.split(')').filter(|c| c.len() > 1) {
+        let points: Vec<usize> = cycle
+            .trim_start_matches('(')
+            .split(',')
+            .map(|p| p.parse::<usize>().expect("point") - 1)
+            .collect();
+        for (i, &x) in points.iter().enumerate() {
+            images[x] = points[(i + 1) % points.len()];
+        }
+    }
+    images
+}
+
+/// A printed word (`g1*g3^-1*g2^2`, `<identity>`) multiplied out left to right over `gens`.
+fn multiply_printed_word(word: &str, gens: &[Vec<usize>]) -> Vec<usize> {
+    let d = gens[0].len();
+    let mut images: Vec<usize> = (0..d).collect();
+    if word == "<identity>" {
+        return images;
+    }
+    for letter in word.split('*') {
+        let (g, e) = match letter.split_once('^') {
+            Some((g, e)) => (g, e.parse::<i64>().expect("exponent")),
+            None => (letter, 1),
+        };
+        let g = &gens[g
+            .strip_prefix('g')
+            .expect("g")
+            .parse::<usize>()
+            .expect("index")
+            - 1];
+        let mut inverse = vec![0; d];
+        for (x, &y) in g.iter().enumerate() {
+            inverse[y] = x;
+        }
+        let step = if e > 0 { g } else { &inverse };
+        for _ in 0..e.abs() {
+            for x in images.iter_mut() {
+                *x = step[*x];
+            }
+        }
+    }
+    images
+}
+
+#[test]
+fn group_words_print_a_checked_word_after_each_yes() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/group.txt"
+    ))
+    .expect("example");
+    let lines: Vec<&str> = text.lines().collect();
+    let gens: Vec<Vec<usize>> = lines[1..3].iter().map(|l| cycles_to_images(l, 8)).collect();
+    let out = stdout_of(&["group", "--words", "examples/group.txt"], None);
+    let printed: Vec<&str> = out.lines().collect();
+    assert_eq!(printed[0], "40320");
+    assert_eq!(printed.len(), 4);
+    for (line, candidate) in printed[1..].iter().zip(&lines[3..]) {
+        let word = line.strip_prefix("Yes ").expect("a member with its word");
+        assert_eq!(
+            multiply_printed_word(word, &gens),
+            cycles_to_images(candidate, 8),
+            "{line} for {candidate}"
+        );
+    }
+    assert_eq!(printed[2], "Yes <identity>");
+    // Non-members print `No` alone; a member given by its generator is one letter.
+    assert_eq!(
+        stdout_of(
+            &["group", "--words", "-"],
+            Some("4 1 2\n(1,2,3,4)\n(1,2)\n(1,2,3,4)\n")
+        ),
+        "4\nNo\nYes g1\n"
+    );
+    fails_with(
+        &["group", "--words", "--word-effort", "101", "-"],
+        Some("3 1 1\n(1,2)\n()\n"),
+        "group.word_effort",
+    );
+    fails_with(
+        &["group", "--word-effort", "3", "-"],
+        Some("3 1 1\n(1,2)\n()\n"),
+        "--words",
+    );
+}

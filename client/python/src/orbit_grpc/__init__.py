@@ -13,11 +13,13 @@
 - `OrbitError` and its subclasses: the status code and the `google.rpc` details (reason,
   metadata, field violations, quota violations, retry delay) of a failed call or job.
 - `text_formats`: the `orbit` CLI's text formats -> jobs; `job(kind, id)` wraps a kind.
+- `witness`: the words of group members multiplied out and checked (`check_group_words`), and
+  printed as the CLI prints them (`format_word`).
 - `pb` (`orbit_grpc.v1.orbit_pb2`) and `batches_pb` (`orbit_grpc.v1.batches_pb2`): the
   generated messages.
 """
 
-from . import text_formats
+from . import text_formats, witness
 from .batches import BatchesClient, is_finished, is_transient
 from .client import DEFAULT_MAX_MESSAGE_BYTES, Client, connect, job
 from .errors import (
@@ -65,6 +67,7 @@ __all__ = [
     "job",
     "pb",
     "text_formats",
+    "witness",
 ]
 
 __version__ = "0.1.0"

@@ -246,6 +246,7 @@ fn random_job(rng: &mut ChaCha8Rng, id: String) -> pb::Job {
                     degree,
                     generators,
                     candidates,
+                    ..Default::default()
                 }),
             )
         }

@@ -404,7 +404,10 @@ impl GroupWords {
         Ok(Sifted::Identity)
     }
 
-    /// A random walk of `len` steps in the Cayley graph (no immediate backtracking).
+    /// A random walk of `len` steps in the Cayley graph (no immediate backtracking). Half of the
+    /// steps are a random power of the generator rather than `±1`: with steps of `±1` alone a
+    /// generator of large order `m` (a long cycle) only reaches powers of about `√len`, and the
+    /// tables of its orbit would never fill; a power costs one letter of length at most `m/2`.
     fn random_walk(&self, rng: &mut ChaCha8Rng, len: usize) -> (Vec<u32>, Word) {
         let m = self.moved.len();
         let k = self.generators.len() as u32;
@@ -412,22 +415,35 @@ impl GroupWords {
         let mut t: Vec<u32> = (0..m as u32).collect();
         let mut w = Word::identity();
         let mut last: Option<(u32, i64)> = None;
+        let mut scratch = vec![0u32; m];
         for _ in 0..len {
             let (g, e) = loop {
                 let g = rng.random_range(0..k);
-                let e = if rng.random_bool(0.5) { 1 } else { -1 };
+                let e = match self.orders.order(g as usize) {
+                    Some(order) if order > 3 && rng.random_bool(0.5) => {
+                        rng.random_range(2..=order - 2)
+                    }
+                    _ if rng.random_bool(0.5) => 1,
+                    _ => -1,
+                };
                 if last != Some((g, -e)) {
                     break (g, e);
                 }
             };
             last = Some((g, e));
-            let step = if e == 1 {
-                &self.generators[g as usize]
-            } else {
-                &self.inverses[g as usize]
-            };
-            for x in t.iter_mut() {
-                *x = step[*x as usize];
+            match e {
+                1 => {
+                    let step = &self.generators[g as usize];
+                    t.iter_mut().for_each(|x| *x = step[*x as usize]);
+                }
+                -1 => {
+                    let step = &self.inverses[g as usize];
+                    t.iter_mut().for_each(|x| *x = step[*x as usize]);
+                }
+                e => {
+                    power_into(&self.generators[g as usize], e, &mut scratch);
+                    t.iter_mut().for_each(|x| *x = scratch[*x as usize]);
+                }
             }
             w.push(g, e, &self.orders);
         }
@@ -585,6 +601,28 @@ impl GroupWords {
         }
         out.remove(0);
         out
+    }
+}
+
+/// `out` = `p` raised to `e`, by walking each cycle of `p` once. O(len p).
+fn power_into(p: &[u32], e: i64, out: &mut [u32]) {
+    let mut seen = vec![false; p.len()];
+    let mut cycle = Vec::new();
+    for start in 0..p.len() {
+        if seen[start] {
+            continue;
+        }
+        cycle.clear();
+        let mut x = start;
+        while !seen[x] {
+            seen[x] = true;
+            cycle.push(x as u32);
+            x = p[x] as usize;
+        }
+        let len = cycle.len() as i64;
+        for (i, &x) in cycle.iter().enumerate() {
+            out[x as usize] = cycle[(i as i64 + e).rem_euclid(len) as usize];
+        }
     }
 }
 

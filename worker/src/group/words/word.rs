@@ -40,6 +40,11 @@ pub struct Word {
 pub(crate) struct GeneratorOrders(Vec<Option<i64>>);
 
 impl GeneratorOrders {
+    /// The order of generator `g`, if known and it fits in an `i64`.
+    pub(crate) fn order(&self, g: usize) -> Option<i64> {
+        self.0.get(g).copied().flatten()
+    }
+
     /// The order of each generator: the lcm of its cycle lengths.
     ///
     /// Complexity: O(d) per generator.

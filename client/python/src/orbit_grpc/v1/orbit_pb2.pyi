@@ -224,14 +224,28 @@ class Permutation(_message.Message):
     def __init__(self, images: _Optional[_Iterable[int]] = ..., cycles: _Optional[str] = ...) -> None: ...
 
 class GroupJob(_message.Message):
-    __slots__ = ("degree", "generators", "candidates")
+    __slots__ = ("degree", "generators", "candidates", "words", "word_effort")
     DEGREE_FIELD_NUMBER: _ClassVar[int]
     GENERATORS_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    WORDS_FIELD_NUMBER: _ClassVar[int]
+    WORD_EFFORT_FIELD_NUMBER: _ClassVar[int]
     degree: int
     generators: _containers.RepeatedCompositeFieldContainer[Permutation]
     candidates: _containers.RepeatedCompositeFieldContainer[Permutation]
-    def __init__(self, degree: _Optional[int] = ..., generators: _Optional[_Iterable[_Union[Permutation, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Permutation, _Mapping]]] = ...) -> None: ...
+    words: bool
+    word_effort: int
+    def __init__(self, degree: _Optional[int] = ..., generators: _Optional[_Iterable[_Union[Permutation, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Permutation, _Mapping]]] = ..., words: _Optional[bool] = ..., word_effort: _Optional[int] = ...) -> None: ...
+
+class GroupWord(_message.Message):
+    __slots__ = ("has_word", "generators", "exponents")
+    HAS_WORD_FIELD_NUMBER: _ClassVar[int]
+    GENERATORS_FIELD_NUMBER: _ClassVar[int]
+    EXPONENTS_FIELD_NUMBER: _ClassVar[int]
+    has_word: bool
+    generators: _containers.RepeatedScalarFieldContainer[int]
+    exponents: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, has_word: _Optional[bool] = ..., generators: _Optional[_Iterable[int]] = ..., exponents: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class PointOrbit(_message.Message):
     __slots__ = ("points",)
@@ -240,18 +254,20 @@ class PointOrbit(_message.Message):
     def __init__(self, points: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class GroupResult(_message.Message):
-    __slots__ = ("order", "base", "orbits", "members", "kind")
+    __slots__ = ("order", "base", "orbits", "members", "kind", "words")
     ORDER_FIELD_NUMBER: _ClassVar[int]
     BASE_FIELD_NUMBER: _ClassVar[int]
     ORBITS_FIELD_NUMBER: _ClassVar[int]
     MEMBERS_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
+    WORDS_FIELD_NUMBER: _ClassVar[int]
     order: str
     base: _containers.RepeatedScalarFieldContainer[int]
     orbits: _containers.RepeatedCompositeFieldContainer[PointOrbit]
     members: _containers.RepeatedScalarFieldContainer[bool]
     kind: GroupKind
-    def __init__(self, order: _Optional[str] = ..., base: _Optional[_Iterable[int]] = ..., orbits: _Optional[_Iterable[_Union[PointOrbit, _Mapping]]] = ..., members: _Optional[_Iterable[bool]] = ..., kind: _Optional[_Union[GroupKind, str]] = ...) -> None: ...
+    words: _containers.RepeatedCompositeFieldContainer[GroupWord]
+    def __init__(self, order: _Optional[str] = ..., base: _Optional[_Iterable[int]] = ..., orbits: _Optional[_Iterable[_Union[PointOrbit, _Mapping]]] = ..., members: _Optional[_Iterable[bool]] = ..., kind: _Optional[_Union[GroupKind, str]] = ..., words: _Optional[_Iterable[_Union[GroupWord, _Mapping]]] = ...) -> None: ...
 
 class CountJob(_message.Message):
     __slots__ = ("necklace", "bracelet", "torus", "cube", "graphs", "binary_tree", "group", "modulus")
@@ -471,7 +487,7 @@ class ServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Limits(_message.Message):
-    __slots__ = ("max_message_bytes", "max_vertices", "max_edges", "max_states", "max_degree", "max_group_elements", "max_permutation_entries", "max_job_memory", "max_line", "max_reported_moves")
+    __slots__ = ("max_message_bytes", "max_vertices", "max_edges", "max_states", "max_degree", "max_group_elements", "max_permutation_entries", "max_job_memory", "max_line", "max_reported_moves", "max_word_letters")
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_VERTICES_FIELD_NUMBER: _ClassVar[int]
     MAX_EDGES_FIELD_NUMBER: _ClassVar[int]
@@ -482,6 +498,7 @@ class Limits(_message.Message):
     MAX_JOB_MEMORY_FIELD_NUMBER: _ClassVar[int]
     MAX_LINE_FIELD_NUMBER: _ClassVar[int]
     MAX_REPORTED_MOVES_FIELD_NUMBER: _ClassVar[int]
+    MAX_WORD_LETTERS_FIELD_NUMBER: _ClassVar[int]
     max_message_bytes: int
     max_vertices: int
     max_edges: int
@@ -492,7 +509,8 @@ class Limits(_message.Message):
     max_job_memory: int
     max_line: int
     max_reported_moves: int
-    def __init__(self, max_message_bytes: _Optional[int] = ..., max_vertices: _Optional[int] = ..., max_edges: _Optional[int] = ..., max_states: _Optional[int] = ..., max_degree: _Optional[int] = ..., max_group_elements: _Optional[int] = ..., max_permutation_entries: _Optional[int] = ..., max_job_memory: _Optional[int] = ..., max_line: _Optional[int] = ..., max_reported_moves: _Optional[int] = ...) -> None: ...
+    max_word_letters: int
+    def __init__(self, max_message_bytes: _Optional[int] = ..., max_vertices: _Optional[int] = ..., max_edges: _Optional[int] = ..., max_states: _Optional[int] = ..., max_degree: _Optional[int] = ..., max_group_elements: _Optional[int] = ..., max_permutation_entries: _Optional[int] = ..., max_job_memory: _Optional[int] = ..., max_line: _Optional[int] = ..., max_reported_moves: _Optional[int] = ..., max_word_letters: _Optional[int] = ...) -> None: ...
 
 class ServerInfoResponse(_message.Message):
     __slots__ = ("version", "workers", "queue_capacity", "stream_window", "limits", "job_kinds", "queue_depth", "busy_workers")
