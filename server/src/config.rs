@@ -192,6 +192,12 @@ pub struct ServerConfig {
     /// starts. For the poison-job tests; never set in production.
     #[arg(long, env = "ORBIT_TEST_ABORT_ON_JOB_ID", hide = true)]
     pub test_abort_on_job_id: Option<String>,
+
+    /// Test-only fault hook: the solver of a job with this id (unary, streamed or batch) panics
+    /// in its worker thread, as a solver bug would, so the SOLVER_PANICKED path can be tested end
+    /// to end. Never set in production.
+    #[arg(long, env = "ORBIT_TEST_PANIC_ON_JOB_ID", hide = true)]
+    pub test_panic_on_job_id: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -231,6 +237,7 @@ impl Default for ServerConfig {
             max_attempts: 3,
             otlp_endpoint: None,
             test_abort_on_job_id: None,
+            test_panic_on_job_id: None,
         }
     }
 }

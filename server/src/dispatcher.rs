@@ -36,6 +36,22 @@ pub struct Dispatcher {
     abort: CancelFlag,
     /// Shared with the job callbacks, which run on worker threads.
     metrics: Arc<Metrics>,
+    /// The test-only fault hook `--test-panic-on-job-id`: the job with this id panics in its
+    /// worker thread.
+    panic_on_job_id: Option<String>,
+}
+
+/// A validated job, as it is handed to [`Dispatcher::submit`] and its siblings.
+#[derive(Debug)]
+pub struct Submission {
+    /// The caller's id for the job.
+    pub id: String,
+    /// What to solve.
+    pub spec: JobSpec,
+    /// `JobOptions.deadline_ms`: the job gets a timer (see `deadline.rs`).
+    pub deadline: Option<Duration>,
+    /// The job's tracing span, which gets its timings and outcome recorded.
+    pub span: Span,
 }
 
 /// Jobs submitted and not yet answered.
@@ -121,7 +137,18 @@ impl Dispatcher {
             inflight: Arc::default(),
             abort: CancelFlag::new(),
             metrics,
+            panic_on_job_id: None,
         })
+    }
+
+    /// Test-only fault hook (`--test-panic-on-job-id`): the solver of a job whose id is `job_id`
+    /// panics instead of running, inside its worker thread, as a solver bug would. The pool's
+    /// panic catching then answers that job with SOLVER_PANICKED and the worker lives on, which
+    /// is what the tests of that path check; no solver panics on purpose otherwise.
+    #[must_use]
+    pub fn with_test_panic_on_job_id(mut self, job_id: Option<String>) -> Self {
+        self.panic_on_job_id = job_id;
+        self
     }
 
     /// What decides which jobs get into the queue.
@@ -170,23 +197,20 @@ impl Dispatcher {
     }
 
     /// Queues a validated job; `done` is called exactly once, on a worker thread, with its outcome
-    /// (it must not block). A job with a `deadline` gets its timer (see `deadline.rs`); `progress`
-    /// receives progress fractions; `span` is the job's tracing span, which gets its timings and
-    /// outcome recorded.
+    /// (it must not block). A job with a deadline gets its timer (see `deadline.rs`); `progress`
+    /// receives progress fractions.
     ///
     /// # Errors
     /// `Draining` once shutdown has begun (then `done` is not called).
     pub fn submit(
         &self,
         slot: QueueSlot,
-        spec: JobSpec,
-        deadline: Option<Duration>,
+        job: Submission,
         progress: Option<Arc<dyn ProgressSink>>,
-        span: Span,
         done: impl FnOnce(Done) + Send + 'static,
     ) -> Result<Submitted, ServiceError> {
         let on_dequeue: Box<dyn FnOnce() + Send> = Box::new(move || slot.release());
-        self.enqueue(Some(on_dequeue), spec, deadline, progress, span, done)
+        self.enqueue(Some(on_dequeue), job, progress, done)
     }
 
     /// Hands a batch job to an idle worker: it takes no queue slot, because the batch runner only
@@ -197,12 +221,10 @@ impl Dispatcher {
     /// `Draining` once shutdown has begun (then `done` is not called).
     pub fn submit_idle(
         &self,
-        spec: JobSpec,
-        deadline: Option<Duration>,
-        span: Span,
+        job: Submission,
         done: impl FnOnce(Done) + Send + 'static,
     ) -> Result<Submitted, ServiceError> {
-        self.enqueue(None, spec, deadline, None, span, done)
+        self.enqueue(None, job, None, done)
     }
 
     /// Workers free for one more job: none while any job waits in the queue or every worker has
@@ -224,12 +246,16 @@ impl Dispatcher {
     fn enqueue(
         &self,
         on_dequeue: Option<Box<dyn FnOnce() + Send>>,
-        spec: JobSpec,
-        deadline: Option<Duration>,
+        job: Submission,
         progress: Option<Arc<dyn ProgressSink>>,
-        span: Span,
         done: impl FnOnce(Done) + Send + 'static,
     ) -> Result<Submitted, ServiceError> {
+        let Submission {
+            id,
+            spec,
+            deadline,
+            span,
+        } = job;
         let kind = spec.kind();
         if self.admission.is_draining() {
             return Err(self.admission.refused(kind, ServiceError::Draining));
@@ -240,9 +266,17 @@ impl Dispatcher {
         let inflight = Arc::clone(&self.inflight);
         let limits = Arc::clone(&self.limits);
         let metrics = Arc::clone(&self.metrics);
+        let panics = self.panic_on_job_id.as_deref() == Some(id.as_str());
         let task = Task {
             ctx: SolveContext::new(cancel.clone(), progress).with_abort(self.abort.clone()),
-            work: Box::new(move |ctx| spec.run(ctx, &limits)),
+            work: Box::new(move |ctx| {
+                if panics {
+                    // The test-only hook: a real panic in the worker thread, where a solver's
+                    // would happen, so the pool's catching of it is what gets tested.
+                    panic!("--test-panic-on-job-id {id}: the solver panics on purpose");
+                }
+                spec.run(ctx, &limits)
+            }),
             reply: Box::new(move |finished: Finished<JobAnswer>| {
                 let outcome = finished.outcome.map_err(|e| match &explain {
                     Some(deadline) => deadline.explain(e),
@@ -297,12 +331,10 @@ impl Dispatcher {
     pub fn submit_unary(
         &self,
         slot: QueueSlot,
-        spec: JobSpec,
-        deadline: Option<Duration>,
-        span: Span,
+        job: Submission,
     ) -> Result<JobTicket, ServiceError> {
         let (tx, rx) = oneshot::channel();
-        let submitted = self.submit(slot, spec, deadline, None, span, move |done| {
+        let submitted = self.submit(slot, job, None, move |done| {
             // The receiver is gone if the caller gave up; the answer is dropped then.
             let _ = tx.send(done);
         })?;
@@ -471,8 +503,14 @@ mod tests {
                 .expect("queue has room");
             let at_delivery = Arc::clone(&dispatcher);
             let seen = seen_tx.clone();
+            let job = Submission {
+                id: request.id,
+                spec: request.spec,
+                deadline: None,
+                span: Span::none(),
+            };
             let submitted = dispatcher
-                .submit(slot, request.spec, None, None, Span::none(), move |done| {
+                .submit(slot, job, None, move |done| {
                     assert!(done.outcome.is_ok(), "{:?}", done.outcome.err());
                     let _ = seen.send(at_delivery.inflight());
                 })
@@ -483,5 +521,53 @@ mod tests {
             // And the drain of a server stopped now finds nothing to wait for, at once.
             assert!(runtime.block_on(dispatcher.wait_idle(Duration::ZERO)));
         }
+    }
+
+    /// The test-only hook makes the job's solver panic inside the worker thread: that job is
+    /// answered with the panic (caught by the pool, as a solver bug's would be), and the one
+    /// worker lives on to answer the jobs after it.
+    #[test]
+    fn the_panic_hook_fails_that_job_only() {
+        let dispatcher = Dispatcher::new(1, 8, 0, Limits::default())
+            .expect("worker threads start")
+            .with_test_panic_on_job_id(Some("boom".into()));
+        for id in ["fine", "boom", "fine", "boom", "fine"] {
+            let job = pb::Job {
+                id: id.into(),
+                options: None,
+                kind: Some(crate::convert::example_job(JobKind::Game)),
+            };
+            let request = dispatcher.admission().accept(job).expect("valid");
+            let slot = dispatcher
+                .admission()
+                .try_queue_slot(request.spec.kind())
+                .expect("queue has room");
+            let (tx, rx) = mpsc::channel();
+            let job = Submission {
+                id: request.id,
+                spec: request.spec,
+                deadline: None,
+                span: Span::none(),
+            };
+            let _submitted = dispatcher
+                .submit(slot, job, None, move |done| {
+                    let _ = tx.send(done.outcome);
+                })
+                .expect("submitted");
+            let outcome = rx.recv().expect("answered");
+            if id == "boom" {
+                let error = outcome.expect_err("the solver panicked");
+                assert_eq!(
+                    error,
+                    ServiceError::Solve(SolveError::Panicked(
+                        "--test-panic-on-job-id boom: the solver panics on purpose".into()
+                    ))
+                );
+                assert_eq!(error.reason(), crate::error::Reason::SolverPanicked);
+            } else {
+                assert!(outcome.is_ok(), "{id}: {:?}", outcome.err());
+            }
+        }
+        assert_eq!(dispatcher.inflight(), 0);
     }
 }

@@ -123,7 +123,8 @@ pub enum ServiceError {
         batch_id: String,
     },
     /// A fault of the server itself (a stored result that does not decode, a task that
-    /// panicked): no reason a caller can act on.
+    /// panicked): nothing a caller can act on, reported as INTERNAL_ERROR so that a program
+    /// still finds an `ErrorInfo` on it.
     #[error("{0}")]
     Internal(String),
 }
@@ -139,11 +140,11 @@ impl ServiceError {
         }
     }
 
-    /// The reason this error is reported with; `None` for the server's own faults.
-    pub fn reason(&self) -> Option<Reason> {
+    /// The reason this error is reported with.
+    pub fn reason(&self) -> Reason {
         // Exhaustive on purpose: a new variant must choose its reason here (and its details in
         // `ErrorReport::from`).
-        Some(match self {
+        match self {
             ServiceError::Solve(solve) => match solve {
                 SolveError::InvalidArgument { .. } => Reason::InvalidField,
                 SolveError::LimitExceeded {
@@ -166,13 +167,13 @@ impl ServiceError {
             ServiceError::NoStore => Reason::NoStore,
             ServiceError::BatchNotFound { .. } => Reason::BatchNotFound,
             ServiceError::BatchCancelled { .. } => Reason::BatchClosed,
-            ServiceError::Internal(_) => return None,
-        })
+            ServiceError::Internal(_) => Reason::InternalError,
+        }
     }
 
-    /// The gRPC code this error is reported with: its reason's, INTERNAL without one.
+    /// The gRPC code this error is reported with: its reason's.
     pub fn code(&self) -> Code {
-        self.reason().map_or(Code::Internal, Reason::code)
+        self.reason().code()
     }
 }
 
@@ -203,6 +204,9 @@ pub enum Reason {
     Cancelled,
     /// INTERNAL: a solver panicked.
     SolverPanicked,
+    /// INTERNAL: any other fault of the server itself (a damaged stored result, a store that
+    /// cannot be opened or migrated).
+    InternalError,
     /// ABORTED: a batch job whose runs kept dying.
     AttemptsExhausted,
     /// UNAUTHENTICATED: a missing or wrong bearer token.
@@ -223,7 +227,7 @@ pub enum Reason {
 
 impl Reason {
     /// Every reason.
-    pub const ALL: [Reason; 19] = [
+    pub const ALL: [Reason; 20] = [
         Reason::InvalidField,
         Reason::LimitExceeded,
         Reason::MemoryEstimateExceeded,
@@ -235,6 +239,7 @@ impl Reason {
         Reason::DeadlineExceeded,
         Reason::Cancelled,
         Reason::SolverPanicked,
+        Reason::InternalError,
         Reason::AttemptsExhausted,
         Reason::Unauthenticated,
         Reason::StoreUnavailable,
@@ -259,6 +264,7 @@ impl Reason {
             Reason::DeadlineExceeded => "DEADLINE_EXCEEDED",
             Reason::Cancelled => "CANCELLED",
             Reason::SolverPanicked => "SOLVER_PANICKED",
+            Reason::InternalError => "INTERNAL_ERROR",
             Reason::AttemptsExhausted => "ATTEMPTS_EXHAUSTED",
             Reason::Unauthenticated => "UNAUTHENTICATED",
             Reason::StoreUnavailable => "STORE_UNAVAILABLE",
@@ -285,7 +291,7 @@ impl Reason {
             Reason::Draining | Reason::StoreUnavailable => Code::Unavailable,
             Reason::DeadlineExceeded => Code::DeadlineExceeded,
             Reason::Cancelled => Code::Cancelled,
-            Reason::SolverPanicked => Code::Internal,
+            Reason::SolverPanicked | Reason::InternalError => Code::Internal,
             Reason::AttemptsExhausted => Code::Aborted,
             Reason::Unauthenticated => Code::Unauthenticated,
             Reason::NoStore | Reason::BatchClosed => Code::FailedPrecondition,
@@ -299,9 +305,8 @@ impl Reason {
 pub struct ErrorReport {
     pub code: Code,
     pub message: String,
-    /// `None` only for the server's own faults ([`ServiceError::Internal`] and start-up store
-    /// errors): they carry no details.
-    pub reason: Option<Reason>,
+    /// `ErrorInfo.reason`: every error has one (INTERNAL_ERROR for the server's own faults).
+    pub reason: Reason,
     /// `ErrorInfo.metadata`.
     pub metadata: BTreeMap<String, String>,
     /// `BadRequest.field_violations`: (field path, description).
@@ -318,20 +323,7 @@ impl ErrorReport {
         Self {
             code: reason.code(),
             message,
-            reason: Some(reason),
-            metadata: BTreeMap::new(),
-            field_violations: Vec::new(),
-            quota_violation: None,
-            retry_delay: None,
-        }
-    }
-
-    /// A report of the server's own fault: INTERNAL, no details.
-    fn internal(message: String) -> Self {
-        Self {
-            code: Code::Internal,
-            message,
-            reason: None,
+            reason,
             metadata: BTreeMap::new(),
             field_violations: Vec::new(),
             quota_violation: None,
@@ -367,9 +359,6 @@ impl ErrorReport {
     /// The status: code, message and the details, within [`MAX_FIELD_VIOLATIONS`] and
     /// [`MAX_DETAILS_BYTES`].
     pub fn to_status(&self) -> Status {
-        let Some(reason) = self.reason else {
-            return Status::new(self.code, self.message_with_omitted(0));
-        };
         let mut violations: Vec<FieldViolation> = self
             .field_violations
             .iter()
@@ -383,7 +372,7 @@ impl ErrorReport {
             .collect();
         loop {
             let message = self.message_with_omitted(self.field_violations.len() - violations.len());
-            let details = self.details(reason, &violations);
+            let details = self.details(&violations);
             let status = Status::with_error_details(self.code, message, details);
             if status.details().len() <= MAX_DETAILS_BYTES || violations.is_empty() {
                 return status;
@@ -416,9 +405,9 @@ impl ErrorReport {
         }
     }
 
-    fn details(&self, reason: Reason, violations: &[FieldViolation]) -> ErrorDetails {
+    fn details(&self, violations: &[FieldViolation]) -> ErrorDetails {
         let mut details = ErrorDetails::with_error_info(
-            reason.name(),
+            self.reason.name(),
             ERROR_DOMAIN,
             self.metadata
                 .iter()
@@ -455,11 +444,7 @@ fn cut(text: &str, max: usize) -> String {
 
 impl From<&ServiceError> for ErrorReport {
     fn from(e: &ServiceError) -> Self {
-        let message = e.to_string();
-        let Some(reason) = e.reason() else {
-            return ErrorReport::internal(message);
-        };
-        let mut report = ErrorReport::new(reason, message);
+        let mut report = ErrorReport::new(e.reason(), e.to_string());
         // Exhaustive on purpose: a new variant must choose its details here.
         match e {
             ServiceError::Solve(SolveError::InvalidArgument { field, reason })
@@ -523,10 +508,8 @@ impl From<&StoreError> for ErrorReport {
             // A gap: the create went on from a position the batch does not hold, so the batch
             // takes no more jobs from it.
             StoreError::Closed { .. } | StoreError::Gap { .. } => Reason::BatchClosed,
-            // Start-up errors: never the answer to a call.
-            StoreError::BadUrl { .. } | StoreError::Migrate(_) => {
-                return ErrorReport::internal(message);
-            }
+            // Start-up errors: never the answer to a call, but a status all the same.
+            StoreError::BadUrl { .. } | StoreError::Migrate(_) => Reason::InternalError,
         };
         let mut report = ErrorReport::new(reason, message);
         match e {
@@ -649,6 +632,12 @@ mod tests {
                 ServiceError::Solve(SolveError::Panicked("index out of bounds".into())),
                 Code::Internal,
                 "SOLVER_PANICKED",
+                map(&[]),
+            ),
+            (
+                ServiceError::Internal("stored result 3 is damaged: invalid wire type".into()),
+                Code::Internal,
+                "INTERNAL_ERROR",
                 map(&[]),
             ),
             (
@@ -835,8 +824,8 @@ mod tests {
         );
     }
 
-    /// Every StoreError a call can meet. (sqlx errors are built from `sqlx::Error::PoolTimedOut`,
-    /// the one variant without a payload.)
+    /// Every StoreError, the start-up ones (which no call meets) included. (sqlx errors are built
+    /// from `sqlx::Error::PoolTimedOut`, the one variant without a payload.)
     #[test]
     fn every_store_error_maps_to_its_status_and_details() {
         // (error, code, reason, metadata, whether it carries a retry delay)
@@ -909,6 +898,23 @@ mod tests {
                 map(&[]),
                 false,
             ),
+            (
+                StoreError::BadUrl {
+                    url: "mysql://db/orbit".into(),
+                    reason: "expected postgres:// or sqlite:".into(),
+                },
+                Code::Internal,
+                "INTERNAL_ERROR",
+                map(&[]),
+                false,
+            ),
+            (
+                StoreError::Migrate(sqlx::migrate::MigrateError::VersionMissing(3)),
+                Code::Internal,
+                "INTERNAL_ERROR",
+                map(&[]),
+                false,
+            ),
         ];
         for (error, code, reason, expected_metadata, retry) in cases {
             let message = error.to_string();
@@ -925,11 +931,30 @@ mod tests {
         }
     }
 
+    /// The server's own faults carry an `ErrorInfo` too (INTERNAL_ERROR, no metadata) and
+    /// nothing else: no field to fix, no limit, no advice to retry.
     #[test]
-    fn internal_faults_carry_no_reason() {
-        let status = Status::from(ServiceError::Internal("stored result 3 is damaged".into()));
-        assert_eq!(status.code(), Code::Internal);
-        assert!(status.details().is_empty());
+    fn internal_faults_carry_only_an_error_info() {
+        let statuses = [
+            Status::from(ServiceError::Internal("stored result 3 is damaged".into())),
+            Status::from(StoreError::BadUrl {
+                url: "mysql://db/orbit".into(),
+                reason: "expected postgres:// or sqlite:".into(),
+            }),
+        ];
+        for status in statuses {
+            assert_eq!(status.code(), Code::Internal, "{status:?}");
+            let details = read(&status);
+            let info = details.error_info().expect("an ErrorInfo");
+            assert_eq!(
+                (info.reason.as_str(), info.domain.as_str()),
+                ("INTERNAL_ERROR", "orbit.v1")
+            );
+            assert!(info.metadata.is_empty(), "{status:?}");
+            assert!(details.bad_request().is_none(), "{status:?}");
+            assert!(details.quota_failure().is_none(), "{status:?}");
+            assert!(details.retry_info().is_none(), "{status:?}");
+        }
     }
 
     #[test]
@@ -951,6 +976,7 @@ mod tests {
             ("DEADLINE_EXCEEDED", Code::DeadlineExceeded),
             ("CANCELLED", Code::Cancelled),
             ("SOLVER_PANICKED", Code::Internal),
+            ("INTERNAL_ERROR", Code::Internal),
             ("ATTEMPTS_EXHAUSTED", Code::Aborted),
             ("UNAUTHENTICATED", Code::Unauthenticated),
             ("STORE_UNAVAILABLE", Code::Unavailable),

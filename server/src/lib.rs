@@ -161,12 +161,15 @@ pub async fn run_on(
     }
 
     let workers = config.worker_count();
-    let dispatcher = Arc::new(Dispatcher::new(
-        workers,
-        config.queue_capacity,
-        config.worker_nice,
-        config.limits(),
-    )?);
+    let dispatcher = Arc::new(
+        Dispatcher::new(
+            workers,
+            config.queue_capacity,
+            config.worker_nice,
+            config.limits(),
+        )?
+        .with_test_panic_on_job_id(config.test_panic_on_job_id.clone()),
+    );
 
     // The batch store: opened (and migrated) before serving, so a wrong URL stops the start.
     let store =

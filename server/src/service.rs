@@ -14,7 +14,7 @@ use tokio::sync::watch;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::convert::{self, JobRequest};
-use crate::dispatcher::{Dispatcher, job_span};
+use crate::dispatcher::{Dispatcher, Submission, job_span};
 use crate::error::ServiceError;
 use crate::stream::{self, StreamSettings};
 
@@ -60,7 +60,13 @@ impl Orbit for OrbitService {
         let slot = admission.try_queue_slot(spec.kind())?;
         // After the slot: a job refused for a full queue has no span to leave unfinished.
         let span = job_span(&id, spec.kind());
-        let ticket = self.dispatcher.submit_unary(slot, spec, deadline, span)?;
+        let job = Submission {
+            id: id.clone(),
+            spec,
+            deadline,
+            span,
+        };
+        let ticket = self.dispatcher.submit_unary(slot, job)?;
         // If the client goes away, tonic drops this future and with it the ticket, which cancels
         // the job.
         let done = ticket.outcome().await?;

@@ -31,7 +31,7 @@ use tonic::{Status, Streaming};
 use tracing::Instrument;
 
 use crate::convert;
-use crate::dispatcher::{Dispatcher, Done, Submitted, job_span};
+use crate::dispatcher::{Dispatcher, Done, Submission, Submitted, job_span};
 use crate::error::{ErrorReport, ServiceError};
 use crate::layers::message_limit::oversize_to_resource_exhausted;
 
@@ -260,13 +260,19 @@ impl StreamLoop {
         let notes = self.notes_tx.clone();
         let final_id = id.clone();
         let max_message_bytes = self.max_message_bytes;
-        let submitted =
-            self.dispatcher
-                .submit(slot, spec, deadline, progress, span, move |done: Done| {
-                    let event = final_event(final_id, done, max_message_bytes);
-                    // The loop is gone only if the stream ended; the job was cancelled then anyway.
-                    let _ = notes.send(Note::Final { seq, event });
-                });
+        let job = Submission {
+            id: id.clone(),
+            spec,
+            deadline,
+            span,
+        };
+        let submitted = self
+            .dispatcher
+            .submit(slot, job, progress, move |done: Done| {
+                let event = final_event(final_id, done, max_message_bytes);
+                // The loop is gone only if the stream ended; the job was cancelled then anyway.
+                let _ = notes.send(Note::Final { seq, event });
+            });
         let submitted = match submitted {
             Ok(s) => s,
             Err(e) => return out.send(Ok(error_event(id, &e))).await,

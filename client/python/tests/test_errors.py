@@ -7,17 +7,26 @@ and metadata keys), written from the contract's table, not from the server's cod
 
 from __future__ import annotations
 
+import glob
+import os
 import pathlib
+import shutil
+import socket
 import subprocess
+import tempfile
+import time
 from typing import Iterator
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 import orbit_grpc
 from orbit_grpc import pb
 
-from conftest import OrbitServer, start_server, wait_until
+from conftest import REPO, OrbitServer, start_server, wait_until
+
 
 def game(id: str, vertices: int, edges: list[tuple[int, int]]) -> pb.Job:
     return pb.Job(
@@ -120,6 +129,18 @@ def test_a_job_error_event_becomes_the_error_it_describes() -> None:
     assert (error.limit_name, error.limit, error.requested) == ("max_vertices", 10, 11)
     assert error.quota_violations == [("max_vertices", event.message)]
     assert error.retry_delay == 1.5
+
+
+def test_the_internal_reasons_become_internal_errors() -> None:
+    for reason in ("SOLVER_PANICKED", "INTERNAL_ERROR"):
+        event = pb.JobError(code=13, code_name="INTERNAL", message="a fault", reason=reason)
+        error = orbit_grpc.OrbitError.from_job_error(event)
+        assert isinstance(error, orbit_grpc.InternalError), reason
+        assert (error.code, error.reason, error.retry_delay) == (
+            grpc.StatusCode.INTERNAL,
+            reason,
+            None,
+        )
 
 
 # The contract's reasons ----------------------------------------------------------------------
@@ -343,3 +364,206 @@ def test_draining_says_when_to_retry() -> None:
         assert isinstance(error, orbit_grpc.UnavailableError), error
         assert error.reason == "DRAINING"
         assert error.retry_delay is not None and error.retry_delay > 0
+
+
+# SOLVER_PANICKED: the server's test-only hook makes one job's solver panic --------------------
+
+#: The job whose solver panics (`--test-panic-on-job-id`, a hidden flag for tests only).
+PANICKING_JOB = "panics"
+#: Its message: the panic's, as the server reports any solver panic.
+PANIC_MESSAGE = "solver panicked: --test-panic-on-job-id panics: the solver panics on purpose"
+
+
+@pytest.fixture()
+def panic_server() -> Iterator[OrbitServer]:
+    s = start_server("--workers", "1", "--test-panic-on-job-id", PANICKING_JOB)
+    yield s
+    s.stop()
+
+
+def path_game(id: str) -> pb.Job:
+    """The path 0 -> 1 -> 2: 1 win (vertex 1), 2 losses (0 and 2)."""
+    return game(id, 3, [(0, 1), (1, 2)])
+
+
+def test_solver_panicked(panic_server: OrbitServer) -> None:
+    with panic_server.client() as c:
+        job = path_game(PANICKING_JOB)
+        for error in (unary_error(c, job), stream_error(c, job)):
+            assert isinstance(error, orbit_grpc.InternalError), error
+            assert (error.code, error.code_name, error.message) == (
+                grpc.StatusCode.INTERNAL,
+                "INTERNAL",
+                PANIC_MESSAGE,
+            )
+            assert error.reason == "SOLVER_PANICKED"
+            assert (error.metadata, error.field_violations, error.quota_violations) == ({}, [], [])
+            assert error.retry_delay is None
+
+        # The status itself, read with grpc_status as any Python client would.
+        with pytest.raises(grpc.RpcError) as raised:
+            c.orbit.Solve(path_game(PANICKING_JOB), metadata=c.call_metadata)
+        status = rpc_status.from_call(raised.value)
+        assert status is not None
+        assert (status.code, status.message) == (13, PANIC_MESSAGE)
+        assert len(status.details) == 1  # an ErrorInfo, nothing else
+        info = error_details_pb2.ErrorInfo()
+        assert status.details[0].Unpack(info)
+        assert (info.reason, info.domain) == ("SOLVER_PANICKED", "orbit.v1")
+        assert dict(info.metadata) == {}
+
+        # The worker that panicked (the only one) goes on; the stream's other jobs are answered.
+        jobs = [path_game("first"), path_game(PANICKING_JOB), path_game("last")]
+        outcomes = dict(c.solve_each(jobs))
+        assert sorted(outcomes) == ["first", "last", PANICKING_JOB]
+        for job_id in ("first", "last"):
+            result = outcomes[job_id]
+            assert isinstance(result, pb.JobResult), result
+            assert (result.game.wins, result.game.losses) == (1, 2)
+        panicked = outcomes[PANICKING_JOB]
+        assert isinstance(panicked, orbit_grpc.InternalError)
+        assert panicked.reason == "SOLVER_PANICKED"
+
+
+# The batch store's refusals: PostgreSQL stopped, a full file system --------------------------
+
+
+def postgres_installed() -> bool:
+    """The server binaries .ci/postgres needs (Debian's postgresql package)."""
+    debian = glob.glob("/usr/lib/postgresql/*/bin/initdb")
+    return bool(debian) or shutil.which("initdb") is not None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Postgres:
+    """A throwaway PostgreSQL cluster (.ci/postgres), in a directory of /tmp: as root the cluster
+    runs as the `postgres` user, who cannot enter pytest's own temporary directories."""
+
+    SCRIPT = REPO / ".ci" / "postgres"
+
+    def __init__(self) -> None:
+        self.dir = tempfile.mkdtemp(prefix="orbit-pg", dir="/tmp")
+        self.url = self._run("start", self.dir, str(free_port()))
+
+    def _run(self, *args: str) -> str:
+        done = subprocess.run(
+            ["bash", str(self.SCRIPT), *args], capture_output=True, text=True, timeout=120
+        )
+        if done.returncode != 0:
+            pytest.fail(f".ci/postgres {' '.join(args)} failed:\n{done.stderr}")
+        return done.stdout.strip()
+
+    def stop(self) -> None:
+        """As a crash looks to clients: connections drop at once."""
+        self._run("stop", self.dir, "--immediate")
+
+    def remove(self) -> None:
+        subprocess.run(
+            ["bash", str(self.SCRIPT), "stop", self.dir, "--immediate"], capture_output=True
+        )
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture()
+def postgres() -> Iterator[Postgres]:
+    if not postgres_installed():
+        pytest.skip(
+            "no PostgreSQL server binaries (Debian's postgresql package; .ci/run installs it)"
+        )
+    pg = Postgres()
+    yield pg
+    pg.remove()
+
+
+def test_store_unavailable_says_when_to_retry(postgres: Postgres) -> None:
+    s = start_server("--workers", "1", store=postgres.url)
+    try:
+        with s.client() as c:
+            batch = c.batches.create_batch([game("g", 2, [(0, 1)])])
+            postgres.stop()
+            # The first call after the stop may still find its connection's end: wait for the
+            # store's refusal (the pool gives up on a connection within a few seconds).
+            start = time.monotonic()
+            while True:
+                try:
+                    c.batches.get_batch(batch.id, timeout=30)
+                except orbit_grpc.UnavailableError as e:
+                    error = e
+                    break
+                assert time.monotonic() - start < 30, "GetBatch kept answering without a database"
+                time.sleep(0.1)
+    finally:
+        s.stop()
+    assert (error.code, error.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
+    assert error.retry_delay == 2.0  # the contract's RetryInfo (2 s)
+    assert (error.metadata, error.field_violations, error.quota_violations) == ({}, [], [])
+
+
+class SmallFileSystem:
+    """A tmpfs of `size` bytes on `path` (mounting needs root)."""
+
+    def __init__(self, path: pathlib.Path, size: int) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        mounted = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+            capture_output=True,
+            text=True,
+        )
+        if mounted.returncode != 0:
+            why = "needs root" if os.geteuid() != 0 else mounted.stderr.strip()
+            pytest.skip(f"cannot mount a small tmpfs for STORE_FULL ({why})")
+
+    def fill_leaving(self, leave: int) -> None:
+        """Fills it until a write fails for lack of space, then gives `leave` bytes back."""
+        filler = self.path / "filler"
+        written = 0
+        with open(filler, "wb", buffering=0) as f:
+            chunk = b"\xa5" * (64 << 10)
+            try:
+                while True:
+                    n = f.write(chunk)
+                    if not n:
+                        break
+                    written += n
+            except OSError:
+                pass
+            f.truncate(max(written - leave, 0))
+
+    def unmount(self) -> None:
+        # Lazy: the server's last handles may still be closing.
+        subprocess.run(["umount", "-l", str(self.path)], capture_output=True)
+
+
+def big_game(i: int) -> pb.Job:
+    """A game of 2,000 edges: about 16 KB encoded."""
+    edges = [((e * 7 + i) % 1000, (e * 13 + 1) % 1000) for e in range(2000)]
+    job = game(f"big-{i}", 1000, edges)
+    job.game.query.append(0)
+    return job
+
+
+def test_store_full(tmp_path: pathlib.Path) -> None:
+    small = SmallFileSystem(tmp_path / "small", 32 << 20)
+    try:
+        s = start_server("--workers", "1", store=f"sqlite:{small.path / 'batches.db'}")
+        try:
+            small.fill_leaving(2 << 20)
+            with s.client() as c:
+                # About 5 MB of jobs, over twice the 2 MiB left.
+                with pytest.raises(orbit_grpc.ResourceExhaustedError) as raised:
+                    c.batches.create_batch(big_game(i) for i in range(300))
+        finally:
+            s.stop()
+    finally:
+        small.unmount()
+    error = raised.value
+    assert (error.code, error.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "STORE_FULL")
+    assert "full" in error.message
+    assert (error.metadata, error.field_violations, error.quota_violations) == ({}, [], [])
+    assert error.retry_delay is None

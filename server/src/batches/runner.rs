@@ -39,7 +39,7 @@ use tonic_health::server::HealthReporter;
 use super::store::{ClaimedJob, NewResult, Outcome, Store, StoreError, now_ms};
 use super::{BatchSettings, SERVICE_NAME};
 use crate::convert::JobRequest;
-use crate::dispatcher::{Dispatcher, Done, Submitted, batch_job_span};
+use crate::dispatcher::{Dispatcher, Done, Submission, Submitted, batch_job_span};
 use crate::error::ServiceError;
 use crate::stream::{error_event, final_event};
 
@@ -457,9 +457,15 @@ fn start(shared: &Arc<Shared>, job: ClaimedJob, answers: &mpsc::UnboundedSender<
     // Held across the submission, so that the callback (which removes the job) finds it there
     // even if the job finishes before `submit_idle` returns.
     let mut running = shared.running();
+    let submission = Submission {
+        id: id.clone(),
+        spec,
+        deadline,
+        span,
+    };
     let submitted = shared
         .dispatcher
-        .submit_idle(spec, deadline, span, move |done: Done| {
+        .submit_idle(submission, move |done: Done| {
             callback_shared.running().remove(&callback_key);
             record_run_time(&callback_shared.mean_run_ns, done.run_time);
             let (batch_id, position) = callback_key;

@@ -6,11 +6,15 @@
 //! The expected values are the limits set here and the sizes of what was sent, written out from
 //! the contract (README "Errors"), not taken from the server's own output.
 //!
-//! Not triggered here: SOLVER_PANICKED (no solver panics on purpose), STORE_UNAVAILABLE (checked
-//! in `batches::replicas`, which stops PostgreSQL), STORE_FULL (checked in `batches::in_process`,
-//! which fills a small file system), ATTEMPTS_EXHAUSTED (checked in `batches::replicas`, which
-//! kills replicas) and STREAM_STALLED (checked in `e2e`'s stalled stream); `server/src/error.rs`
-//! checks every reason's mapping.
+//! SOLVER_PANICKED is triggered with the test-only hook `--test-panic-on-job-id` (no solver panics
+//! on purpose otherwise): the named job's solver panics inside its worker thread, so the pool's
+//! real panic catching answers it, on a unary call, a stream and in a batch. INTERNAL_ERROR, a
+//! fault of the server itself, by a stored result damaged behind the server's back.
+//!
+//! Not triggered here: STORE_UNAVAILABLE (checked in `batches::replicas`, which stops
+//! PostgreSQL), STORE_FULL (checked in `batches::in_process`, which fills a small file system),
+//! ATTEMPTS_EXHAUSTED (checked in `batches::replicas`, which kills replicas) and STREAM_STALLED
+//! (checked in `e2e`'s stalled stream); `server/src/error.rs` checks every reason's mapping.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -745,5 +749,238 @@ async fn a_batch_jobs_error_carries_the_unary_details() {
         seen += 1;
     }
     assert_eq!(seen, 2);
+    server.stop().await;
+}
+
+/// The id of the job whose solver panics (`--test-panic-on-job-id`).
+const PANICKING_JOB: &str = "panics";
+
+fn panic_config() -> ServerConfig {
+    ServerConfig {
+        test_panic_on_job_id: Some(PANICKING_JOB.into()),
+        ..config()
+    }
+}
+
+/// The path 0 -> 1 -> 2: vertex 2 cannot move (lost), 1 moves there (won), 0 must move to 1
+/// (lost): 1 win, 2 losses.
+fn path_job(id: &str) -> pb::Job {
+    game_job(id, 3, &[(0, 1), (1, 2)])
+}
+
+/// (wins, losses) of a game result.
+fn wins_losses(result: &pb::JobResult) -> (u64, u64) {
+    match &result.result {
+        Some(pb::job_result::Result::Game(game)) => (game.wins, game.losses),
+        other => panic!("not a game result: {other:?}"),
+    }
+}
+
+/// What a job whose solver panicked carries: INTERNAL, reason SOLVER_PANICKED, nothing else.
+fn solver_panicked() -> Details {
+    Details {
+        code: Code::Internal,
+        reason: "SOLVER_PANICKED".into(),
+        metadata: metadata(&[]),
+        violations: vec![],
+        retry_ms: 0,
+        quota_subjects: vec![],
+    }
+}
+
+/// A solver that panics (in its worker thread, the hook's doing) fails its job with
+/// SOLVER_PANICKED, on a unary call and on a stream alike, and that job only: the other jobs of
+/// the stream are answered, and the one worker goes on serving.
+#[tokio::test]
+async fn a_solver_panic_fails_that_job_only() {
+    let server = TestServer::start(panic_config()).await;
+    let mut client = server.client().await;
+
+    let (status, details) = refused_both_ways(&mut client, path_job(PANICKING_JOB)).await;
+    assert_eq!(details, solver_panicked());
+    assert_eq!(
+        status.message(),
+        "solver panicked: --test-panic-on-job-id panics: the solver panics on purpose"
+    );
+
+    // The worker that panicked (the only one) answers the next job.
+    let result = client.solve(path_job("after")).await.expect("answered");
+    assert_eq!(
+        (result.id.as_str(), wins_losses(&result)),
+        ("after", (1, 2))
+    );
+
+    // On one stream, between two jobs that succeed.
+    let jobs = vec![path_job("first"), path_job(PANICKING_JOB), path_job("last")];
+    let mut events = client
+        .solve_stream(futures::stream::iter(jobs))
+        .await
+        .expect("the stream starts");
+    let mut finals = BTreeMap::new();
+    while let Some(event) = events.next().await {
+        let event = event.expect("the stream stays up");
+        match event.event {
+            Some(pb::job_event::Event::Result(result)) => {
+                assert_eq!(result.id, event.id);
+                let previous = finals.insert(event.id, Ok(wins_losses(&result)));
+                assert!(previous.is_none(), "two final events");
+            }
+            Some(pb::job_event::Event::Error(e)) => {
+                let previous = finals.insert(event.id, Err(e));
+                assert!(previous.is_none(), "two final events");
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(finals.len(), 3, "{finals:?}");
+    assert_eq!(finals["first"], Ok((1, 2)));
+    assert_eq!(finals["last"], Ok((1, 2)));
+    let error = finals[PANICKING_JOB]
+        .as_ref()
+        .expect_err("the solver panicked");
+    assert_eq!(job_error_details(error), solver_panicked());
+    assert_eq!(error.code_name, "INTERNAL");
+    assert_eq!(error.message, status.message());
+    server.stop().await;
+}
+
+/// A batch holding the panicking job: that job gets a final SOLVER_PANICKED error (it is not run
+/// again), the others their results, and the batch ends done with one failure.
+#[tokio::test]
+async fn a_solver_panic_in_a_batch_fails_that_job_only() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = TestServer::start(ServerConfig {
+        test_panic_on_job_id: Some(PANICKING_JOB.into()),
+        ..batch_config(&dir)
+    })
+    .await;
+    let mut client = batches_client(&server.url).await;
+    let jobs = vec![path_job("first"), path_job(PANICKING_JOB), path_job("last")];
+    let batch = create(&mut client, "panics", jobs)
+        .await
+        .expect("CreateBatch");
+    let mut events = client
+        .watch_batch(pb::WatchBatchRequest {
+            batch_id: batch.id.clone(),
+            after_sequence: 0,
+            follow: true,
+        })
+        .await
+        .expect("WatchBatch")
+        .into_inner();
+    let mut finals = BTreeMap::new();
+    while let Some(event) = events.next().await {
+        let event = event.expect("an event").event.expect("a job event");
+        let outcome = match event.event {
+            Some(pb::job_event::Event::Result(result)) => Ok(wins_losses(&result)),
+            Some(pb::job_event::Event::Error(e)) => Err(e),
+            other => panic!("a stored event that is not final: {other:?}"),
+        };
+        let previous = finals.insert(event.id, outcome);
+        assert!(previous.is_none(), "two final events");
+    }
+    assert_eq!(finals.len(), 3, "{finals:?}");
+    assert_eq!(finals["first"], Ok((1, 2)));
+    assert_eq!(finals["last"], Ok((1, 2)));
+    let error = finals[PANICKING_JOB]
+        .as_ref()
+        .expect_err("the solver panicked");
+    assert_eq!(job_error_details(error), solver_panicked());
+    assert_eq!(
+        error.message,
+        "solver panicked: --test-panic-on-job-id panics: the solver panics on purpose"
+    );
+
+    let batch = client
+        .get_batch(pb::GetBatchRequest { batch_id: batch.id })
+        .await
+        .expect("GetBatch")
+        .into_inner();
+    assert_eq!(batch.state(), pb::BatchState::Done);
+    let counts = batch.counts.expect("counts");
+    assert_eq!(
+        (
+            counts.jobs,
+            counts.finished,
+            counts.ok,
+            counts.failed,
+            counts.cancelled
+        ),
+        (3, 3, 2, 1, 0)
+    );
+    server.stop().await;
+}
+
+/// Everything a following watch of `batch_id` yields, to the stream's end: events, or the
+/// status that ended it.
+async fn watch_all(
+    client: &mut BatchesClient<Channel>,
+    batch_id: &str,
+) -> Vec<Result<pb::BatchEvent, Status>> {
+    let mut events = client
+        .watch_batch(pb::WatchBatchRequest {
+            batch_id: batch_id.into(),
+            after_sequence: 0,
+            follow: true,
+        })
+        .await
+        .expect("WatchBatch")
+        .into_inner();
+    let mut items = Vec::new();
+    while let Some(item) = events.next().await {
+        items.push(item);
+    }
+    items
+}
+
+/// A fault of the server itself carries an ErrorInfo too: a stored result damaged behind the
+/// server's back (its bytes no longer a `JobEvent`) ends a watch with INTERNAL, reason
+/// INTERNAL_ERROR and nothing else.
+#[tokio::test]
+async fn a_damaged_stored_result_is_an_internal_error() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let config = batch_config(&dir);
+    let store_url = config.store.clone().expect("a store");
+    let server = TestServer::start(config).await;
+    let mut client = batches_client(&server.url).await;
+    let batch = create(&mut client, "damaged", vec![path_job("only")])
+        .await
+        .expect("CreateBatch");
+    let items = watch_all(&mut client, &batch.id).await;
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert!(items[0].is_ok(), "{items:?}");
+
+    // 0xff: a varint that never ends, which no message decodes from.
+    let pool = sqlx::SqlitePool::connect(&store_url)
+        .await
+        .expect("open the store");
+    let damaged = sqlx::query("UPDATE batch_results SET event = x'ff' WHERE batch_id = ?")
+        .bind(&batch.id)
+        .execute(&pool)
+        .await
+        .expect("damage the stored result");
+    assert_eq!(damaged.rows_affected(), 1);
+    pool.close().await;
+
+    let items = watch_all(&mut client, &batch.id).await;
+    let status = items
+        .into_iter()
+        .find_map(Result::err)
+        .expect("the watch ends with an error");
+    assert_eq!(
+        status_details(&status),
+        Details {
+            code: Code::Internal,
+            reason: "INTERNAL_ERROR".into(),
+            metadata: metadata(&[]),
+            violations: vec![],
+            retry_ms: 0,
+            quota_subjects: vec![],
+        }
+    );
+    assert!(
+        status.message().starts_with("stored result 1 is damaged: "),
+        "{status:?}"
+    );
     server.stop().await;
 }

@@ -111,3 +111,18 @@ async fn sigterm_lets_a_running_job_finish_within_the_grace_period() {
         .expect("wait");
     assert_eq!(status.code(), Some(0));
 }
+
+/// The test-only fault hooks are flags of the binary but stay out of the operator's `--help`.
+#[test]
+fn the_test_hooks_stay_out_of_the_help() {
+    let output = Command::new(env!("CARGO_BIN_EXE_orbit-server"))
+        .arg("--help")
+        .output()
+        .expect("orbit-server --help runs");
+    assert!(output.status.success(), "{output:?}");
+    let help = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(help.contains("--workers"), "{help}");
+    for hidden in ["--test-abort-on-job-id", "--test-panic-on-job-id"] {
+        assert!(!help.contains(hidden), "{hidden} in {help}");
+    }
+}

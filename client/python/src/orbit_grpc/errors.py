@@ -230,7 +230,8 @@ class CancelledError(OrbitError):
 
 
 class InternalError(OrbitError):
-    """INTERNAL: a solver panicked (SOLVER_PANICKED), or the transport failed."""
+    """INTERNAL: a solver panicked (SOLVER_PANICKED), another fault of the server itself
+    (INTERNAL_ERROR, e.g. a damaged stored result), or the transport failed (no reason)."""
 
 
 class UnauthenticatedError(OrbitError):
@@ -265,6 +266,9 @@ _CODE_CLASSES: dict[grpc.StatusCode, type[OrbitError]] = {
 _REASON_CLASSES: dict[str, type[OrbitError]] = {
     **{reason: LimitExceededError for reason in LIMIT_REASONS},
     "QUEUE_FULL": QueueFullError,
+    # The contract's two INTERNAL reasons (README "Errors"): the server's own faults.
+    "SOLVER_PANICKED": InternalError,
+    "INTERNAL_ERROR": InternalError,
 }
 
 
