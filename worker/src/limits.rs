@@ -38,6 +38,9 @@ pub struct Limits {
     /// Moves and line steps one game answer may report in all (its witnesses); beyond it the job
     /// gets RESOURCE_EXHAUSTED naming this limit.
     pub max_reported_moves: u64,
+    /// Moves of the token puzzle one job may report in all (the move sequences a `puzzle` job
+    /// asks for); beyond it the job gets RESOURCE_EXHAUSTED naming this limit.
+    pub max_puzzle_moves: u64,
     /// Threads one job may use inside its solver (solvers that parallelise, e.g. the
     /// policeman-and-thief game). Not a size limit, but a resource cap set by the server.
     pub threads_per_job: usize,
@@ -56,6 +59,7 @@ impl Default for Limits {
             max_job_memory: DEFAULT_MAX_JOB_MEMORY,
             max_line: 10_000,
             max_reported_moves: 10_000_000,
+            max_puzzle_moves: 100_000_000,
             threads_per_job: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),

@@ -61,11 +61,18 @@
 //! # Ok::<(), orbit_worker::SolveError>(())
 //! ```
 
+mod arrangement_table;
+mod block_plan;
 mod blocks;
+mod ear_fill;
+mod lower_bound;
+mod moves;
 mod parse;
 pub mod reference;
 mod solver;
 
+pub use lower_bound::moves_lower_bound;
+pub use moves::{CONSTRUCTION_LIMIT, PuzzleMover, solve_puzzle_moves};
 pub use parse::{format_answers, parse_puzzle_text};
 pub use solver::PuzzleSolver;
 

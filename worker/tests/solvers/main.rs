@@ -21,3 +21,4 @@ mod group_large_degree;
 mod group_level_proofs;
 mod group_text;
 mod puzzle;
+mod puzzle_moves;
