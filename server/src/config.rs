@@ -103,6 +103,10 @@ pub struct ServerConfig {
     #[arg(long, env = "ORBIT_MAX_REPORTED_MOVES", default_value_t = Limits::default().max_reported_moves)]
     pub max_reported_moves: u64,
 
+    /// Most moves one puzzle job reports in all (its move sequences, when asked for).
+    #[arg(long, env = "ORBIT_MAX_PUZZLE_MOVES", default_value_t = Limits::default().max_puzzle_moves)]
+    pub max_puzzle_moves: u64,
+
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (plain HTTP, no token), e.g.
     /// 0.0.0.0:9464. Off when not given.
     #[arg(long, env = "ORBIT_METRICS_ADDR", value_name = "HOST:PORT")]
@@ -211,6 +215,7 @@ impl Default for ServerConfig {
             max_permutation_entries: limits.max_permutation_entries,
             max_line: limits.max_line,
             max_reported_moves: limits.max_reported_moves,
+            max_puzzle_moves: limits.max_puzzle_moves,
             metrics_addr: None,
             tls_cert: None,
             tls_key: None,
@@ -322,6 +327,7 @@ impl ServerConfig {
             max_job_memory: self.max_job_memory,
             max_line: self.max_line,
             max_reported_moves: self.max_reported_moves,
+            max_puzzle_moves: self.max_puzzle_moves,
             threads_per_job: self
                 .threads_per_job
                 .unwrap_or(defaults.threads_per_job)

@@ -139,6 +139,7 @@ pub fn limits_to_proto(limits: &Limits, max_message_bytes: usize) -> pb::Limits 
         max_job_memory: limits.max_job_memory,
         max_line: limits.max_line,
         max_reported_moves: limits.max_reported_moves,
+        max_puzzle_moves: limits.max_puzzle_moves,
     }
 }
 
