@@ -115,10 +115,11 @@ impl<'a> Walker<'a> {
             self.path.push(v);
             let reported = self.before + self.path.len() as u64 - 1;
             if reported > self.cap {
-                return Err(SolveError::limit(
+                return Err(SolveError::limit_shown(
                     format!("puzzle moves ({reported} so far)"),
                     "max_puzzle_moves",
                     self.cap,
+                    format!("{} (max_puzzle_moves)", self.cap),
                 )
                 .requested(reported));
             }
@@ -665,10 +666,11 @@ pub fn solve_puzzle_moves(
                     let total = requested
                         .and_then(|r| r.parse::<u64>().ok())
                         .map_or(reported, |r| r + reported);
-                    SolveError::limit(
+                    SolveError::limit_shown(
                         format!("puzzle moves ({total} by puzzle.targets[{i}])"),
                         "max_puzzle_moves",
                         limits.max_puzzle_moves,
+                        format!("{} (max_puzzle_moves)", limits.max_puzzle_moves),
                     )
                     .requested(total)
                 }

@@ -203,7 +203,11 @@ fn replay_puzzle_moves(text: &str, out: &str) -> Vec<bool> {
 
 #[test]
 fn puzzle_moves_replay_to_their_targets() {
-    let sample = std::fs::read_to_string("examples/puzzle.txt").unwrap();
+    let sample = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/puzzle.txt"
+    ))
+    .unwrap();
     let out = stdout_of(&["puzzle", "--moves", "examples/puzzle.txt"], None);
     assert_eq!(replay_puzzle_moves(&sample, &out), vec![true, true, false]);
     // A target equal to the start: `Yes` alone.
