@@ -130,13 +130,14 @@ impl PuzzleReplay {
 ///     moves: vec![pb::PuzzleMoves { has_moves: true, vertices: vec![1, 2, 0] }],
 /// };
 /// assert!(check_puzzle_witness(&job, &good).is_ok());
+/// // There and back again changes nothing.
 /// let bad = pb::PuzzleResult {
 ///     reachable: vec![true],
-///     moves: vec![pb::PuzzleMoves { has_moves: true, vertices: vec![2, 1, 0] }],
+///     moves: vec![pb::PuzzleMoves { has_moves: true, vertices: vec![1, 0] }],
 /// };
 /// assert_eq!(
 ///     check_puzzle_witness(&job, &bad).unwrap_err().to_string(),
-///     "puzzle.targets[0]: after the 3 moves vertex 1 holds token 1, the target wants 2"
+///     "puzzle.targets[0]: after the 2 moves vertex 1 holds token 1, the target wants 2"
 /// );
 /// ```
 pub fn check_puzzle_witness(
