@@ -315,6 +315,8 @@ pub struct PuzzleInput {
     pub targets: Vec<ArrangementInput>,
     /// `targets_packed`, usually empty (both set is an error).
     pub targets_packed: Vec<u8>,
+    /// Ask for the move sequences too.
+    pub moves: bool,
 }
 
 impl PuzzleInput {
@@ -327,6 +329,7 @@ impl PuzzleInput {
             start: self.start.as_ref().map(|a| a.proto(n)),
             targets: self.targets.iter().map(|a| a.proto(n)).collect(),
             targets_packed: self.targets_packed.clone(),
+            moves: self.moves,
         })))
     }
 }

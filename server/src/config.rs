@@ -107,6 +107,9 @@ pub struct ServerConfig {
     /// all, when its job asks for words.
     #[arg(long, env = "ORBIT_MAX_WORD_LETTERS", default_value_t = Limits::default().max_word_letters)]
     pub max_word_letters: u64,
+    /// Most moves one puzzle job reports in all (its move sequences, when asked for).
+    #[arg(long, env = "ORBIT_MAX_PUZZLE_MOVES", default_value_t = Limits::default().max_puzzle_moves)]
+    pub max_puzzle_moves: u64,
 
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (plain HTTP, no token), e.g.
     /// 0.0.0.0:9464. Off when not given.
@@ -223,6 +226,7 @@ impl Default for ServerConfig {
             max_line: limits.max_line,
             max_reported_moves: limits.max_reported_moves,
             max_word_letters: limits.max_word_letters,
+            max_puzzle_moves: limits.max_puzzle_moves,
             metrics_addr: None,
             tls_cert: None,
             tls_key: None,
@@ -336,6 +340,7 @@ impl ServerConfig {
             max_line: self.max_line,
             max_reported_moves: self.max_reported_moves,
             max_word_letters: self.max_word_letters,
+            max_puzzle_moves: self.max_puzzle_moves,
             threads_per_job: self
                 .threads_per_job
                 .unwrap_or(defaults.threads_per_job)

@@ -1,13 +1,18 @@
 //! Token-swapping puzzle (WC2017 "board game", UOJ 287) benchmark. Not a timed test: prints a table for BENCHMARKS.md.
 //!
-//! `CARGO_TARGET_DIR=/work/target-puzzle cargo bench -p orbit-worker --bench puzzle [-- contest|scale|mid]`
-//! (default: `contest` and `scale`; `mid` takes about two minutes and runs only when named).
+//! `CARGO_TARGET_DIR=/work/target-puzzle cargo bench -p orbit-worker --bench puzzle [-- contest|scale|mid|moves]`
+//! (default: `contest` and `scale`; `mid` takes about two minutes and `moves` a few seconds, and
+//! they run only when named).
 //!
 //! * `contest`: the contest limits (n <= 50, m <= 100, q = 1000) per instance, for six graph
 //!   families (tree, cycle, grid, cactus, general, block mix); the block/Wilson solver against the
 //!   textbook method (a naive stabiliser chain with explicit transversals of the group generated
 //!   by one permutation per non-tree edge of a spanning tree) and the group engine.
 //! * `mid`: n = 200 (the naive chain's limit), m = 400, q = 1000.
+//! * `moves`: move sequences ([`PuzzleMover`]): all 1,000 targets of contest instances (every
+//!   target reachable), their time and length against the lower bound (the sum of the tokens'
+//!   distances); the 15-puzzle (4 x 4 grid) over 1,000 random solvable instances; one target on
+//!   a 100 x 100 grid.
 //! * `scale`: n = 100,000, m = 300,000, q = 100, end to end from the contest text (parse, prepare,
 //!   decide) in a child process, with its peak RSS (VmHWM).
 //!
@@ -17,11 +22,13 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use orbit_worker::memory::MemoryBudget;
 use orbit_worker::puzzle::reference::{solve_puzzle_group_engine, solve_puzzle_reference};
 use orbit_worker::puzzle::{
-    PuzzleProblem, PuzzleSolver, format_answers, parse_puzzle_text, solve_puzzle,
+    PuzzleMover, PuzzleProblem, PuzzleSolver, format_answers, moves_lower_bound, parse_puzzle_text,
+    solve_puzzle,
 };
-use orbit_worker::{Limits, SolveContext};
+use orbit_worker::{Limits, SolveContext, SolveError};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -445,6 +452,177 @@ fn scale() {
     }
 }
 
+/// Every target's sequence with one mover: (wall time, moves, lower bound, refused targets).
+fn all_moves(p: &PuzzleProblem) -> (Duration, u64, u64, usize) {
+    let ctx = SolveContext::detached();
+    let mut budget = MemoryBudget::new(u64::MAX);
+    let t0 = Instant::now();
+    let mut mover = PuzzleMover::new(p.n, &p.edges, &p.start, &ctx).expect("prepare");
+    let mut walks = Vec::with_capacity(p.targets.len());
+    let mut refused = 0;
+    for t in &p.targets {
+        match mover.moves(t, u64::MAX, &ctx, &mut budget) {
+            Ok(w) => walks.push(w.expect("every target is reachable")),
+            Err(SolveError::LimitExceeded { .. }) => {
+                refused += 1;
+                walks.push(Vec::new());
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let wall = t0.elapsed();
+    let mut total = 0;
+    let mut bound = 0;
+    for (t, w) in p.targets.iter().zip(&walks) {
+        if !w.is_empty() || t == &p.start {
+            total += w.len() as u64;
+            bound += moves_lower_bound(p.n, &p.edges, &p.start, t).expect("reachable");
+        }
+    }
+    (wall, total, bound, refused)
+}
+
+/// q reachable targets: random walks of `steps` steps of the blank from a random start.
+fn reachable_problem(
+    rng: &mut ChaCha8Rng,
+    n: u32,
+    edges: Edges,
+    q: usize,
+    steps: usize,
+) -> PuzzleProblem {
+    let mut p = problem(rng, n, edges, 0, 0);
+    let mut adj = vec![Vec::new(); n as usize];
+    for &(u, v) in &p.edges {
+        adj[u as usize].push(v);
+        adj[v as usize].push(u);
+    }
+    for _ in 0..q {
+        let mut t = p.start.clone();
+        let mut b = t.iter().position(|&x| x == 0).unwrap_or(0);
+        for _ in 0..steps {
+            if adj[b].is_empty() {
+                break;
+            }
+            let c = adj[b][rng.random_range(0..adj[b].len())] as usize;
+            t.swap(b, c);
+            b = c;
+        }
+        p.targets.push(t);
+    }
+    p
+}
+
+fn moves() {
+    println!(
+        "## moves: contest limits, all q = 1000 targets reachable (median of 5 instances per family)"
+    );
+    println!(
+        "| family | n | m | all sequences | moves per target | lower bound per target | refused targets |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let mut rng = ChaCha8Rng::seed_from_u64(47);
+    type Family = (&'static str, fn(&mut ChaCha8Rng) -> (u32, Edges));
+    let families: [Family; 6] = [
+        ("tree", |r| (50, tree(r, 50))),
+        ("cycle", |_| (50, cycle(50))),
+        ("7x7 grid", |_| (49, grid(7))),
+        ("cactus", |r| (50, cactus(r, 50, 8))),
+        ("general", |r| (50, general(r, 50, 100))),
+        ("block mix", |r| (50, block_mix(r, 50, 60))),
+    ];
+    for (name, make) in families {
+        let mut rows = Vec::new();
+        for _ in 0..5 {
+            let (n, e) = make(&mut rng);
+            let e = relabel(&mut rng, n, &e);
+            let m = e.len();
+            let p = reachable_problem(&mut rng, n, e, 1000, 500);
+            let (wall, total, bound, refused) = all_moves(&p);
+            let done = (1000 - refused).max(1) as f64;
+            rows.push((
+                wall,
+                total as f64 / done,
+                bound as f64 / done,
+                refused,
+                n,
+                m,
+            ));
+        }
+        rows.sort_by_key(|r| r.0);
+        let r = &rows[2];
+        println!(
+            "| {name} | {} | {} | {} | {:.0} | {:.0} | {} |",
+            r.4,
+            r.5,
+            ms(r.0),
+            r.1,
+            r.2,
+            rows.iter()
+                .map(|r| r.3.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+
+    // The 15-puzzle: random solvable instances (a random arrangement, fixed if the decider says
+    // no by swapping two tiles), solved to the standard goal with the blank in a corner.
+    let e = grid(4);
+    let goal: Vec<u32> = (1..16).chain([0]).collect();
+    let mut total = 0u64;
+    let mut bound = 0u64;
+    let mut longest = 0usize;
+    let t0 = Instant::now();
+    for _ in 0..1000 {
+        let mut start = goal.clone();
+        start.shuffle(&mut rng);
+        let check = PuzzleProblem {
+            n: 16,
+            edges: e.clone(),
+            start: start.clone(),
+            targets: vec![goal.clone()],
+        };
+        if !solve_puzzle(&check, &SolveContext::detached()).expect("decide")[0] {
+            let (a, b) = if start[0] != 0 && start[1] != 0 {
+                (0, 1)
+            } else {
+                (2, 3)
+            };
+            start.swap(a, b);
+        }
+        let p = PuzzleProblem { start, ..check };
+        let (_, moves, lb, refused) = all_moves(&p);
+        assert_eq!(refused, 0);
+        total += moves;
+        bound += lb;
+        longest = longest.max(moves as usize);
+    }
+    println!(
+        "15-puzzle (4 x 4 grid), 1,000 random solvable instances: mean {:.1} moves (longest {longest}), mean lower bound {:.1}, {} in all",
+        total as f64 / 1000.0,
+        bound as f64 / 1000.0,
+        ms(t0.elapsed())
+    );
+
+    let n = 100 * 100;
+    let e = grid(100);
+    let p = reachable_problem(&mut rng, n, e, 1, 1_000_000);
+    let ctx = SolveContext::detached();
+    let mut budget = MemoryBudget::new(u64::MAX);
+    let (walk, wall, cpu_time) = timed(|| {
+        let mut mover = PuzzleMover::new(p.n, &p.edges, &p.start, &ctx).expect("prepare");
+        mover
+            .moves(&p.targets[0], u64::MAX, &ctx, &mut budget)
+            .expect("moves")
+    });
+    let moves = walk.map_or(0, |w| w.len());
+    println!(
+        "100 x 100 grid, one target (10^6 random steps of the blank): {} (cpu {}), {moves} moves, lower bound {}",
+        ms(wall),
+        ms(cpu_time),
+        moves_lower_bound(p.n, &p.edges, &p.start, &p.targets[0]).expect("reachable")
+    );
+}
+
 fn main() {
     if let Ok(path) = std::env::var("ORBIT_PUZZLE_BENCH_CHILD") {
         scale_child(&path);
@@ -454,8 +632,9 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    // `mid` (about 2 minutes, the references at n = 200) runs only when named.
-    let want = |s: &str| (args.is_empty() && s != "mid") || args.iter().any(|a| a == s);
+    // `mid` (about 2 minutes, the references at n = 200) and `moves` run only when named.
+    let want =
+        |s: &str| (args.is_empty() && s != "mid" && s != "moves") || args.iter().any(|a| a == s);
     if want("contest") {
         contest();
     }
@@ -464,5 +643,8 @@ fn main() {
     }
     if want("scale") {
         scale();
+    }
+    if want("moves") {
+        moves();
     }
 }

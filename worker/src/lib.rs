@@ -41,7 +41,7 @@ job::job_kinds! {
     /// Counting colourings up to symmetry (Burnside / Pólya).
     Count(counting::CountProblem),
     /// Reachability in the token-swapping puzzle.
-    Puzzle(puzzle::PuzzleProblem),
+    Puzzle(puzzle::PuzzleJob),
     /// The policeman-and-thief game on a grid.
     CopThief(cop_thief::CopThiefJob),
 }

@@ -42,6 +42,9 @@ pub struct Limits {
     /// report in all; beyond it the job gets RESOURCE_EXHAUSTED naming this limit. Words are
     /// off unless asked for; Sym(1000) needs thousands of letters a word.
     pub max_word_letters: u64,
+    /// Moves of the token puzzle one job may report in all (the move sequences a `puzzle` job
+    /// asks for); beyond it the job gets RESOURCE_EXHAUSTED naming this limit.
+    pub max_puzzle_moves: u64,
     /// Threads one job may use inside its solver (solvers that parallelise, e.g. the
     /// policeman-and-thief game). Not a size limit, but a resource cap set by the server.
     pub threads_per_job: usize,
@@ -61,6 +64,7 @@ impl Default for Limits {
             max_line: 10_000,
             max_reported_moves: 10_000_000,
             max_word_letters: 10_000_000,
+            max_puzzle_moves: 100_000_000,
             threads_per_job: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),

@@ -232,12 +232,15 @@ fn puzzle(n: u32, edges: Vec<(u32, u32)>, targets: usize, seed: u64) -> JobSpec 
             t
         })
         .collect();
-    JobSpec::Puzzle(PuzzleProblem {
-        n,
-        edges,
-        start,
-        targets,
-    })
+    JobSpec::Puzzle(
+        PuzzleProblem {
+            n,
+            edges,
+            start,
+            targets,
+        }
+        .into(),
+    )
 }
 
 #[test]

@@ -140,6 +140,7 @@ pub fn limits_to_proto(limits: &Limits, max_message_bytes: usize) -> pb::Limits 
         max_line: limits.max_line,
         max_reported_moves: limits.max_reported_moves,
         max_word_letters: limits.max_word_letters,
+        max_puzzle_moves: limits.max_puzzle_moves,
     }
 }
 

@@ -1,18 +1,20 @@
-//! The `puzzle` kind on the wire: `PuzzleJob` → [`PuzzleProblem`], verdicts → `PuzzleResult`.
+//! The `puzzle` kind on the wire: `PuzzleJob` → [`PuzzleJob`], verdicts (and move sequences) →
+//! `PuzzleResult`.
 
 use orbit_api::v1 as pb;
-use orbit_worker::puzzle::PuzzleProblem;
+use orbit_worker::puzzle::{PuzzleAnswer, PuzzleJob, PuzzleProblem};
 use orbit_worker::{Limits, SolveError};
 
 /// proto → domain. Targets come either as `Arrangement`s or packed (`targets_packed`: every
 /// target's n tokens as 4-byte little-endian integers), not both.
-pub fn from_proto(puzzle: pb::PuzzleJob, _limits: &Limits) -> Result<PuzzleProblem, SolveError> {
+pub fn from_proto(puzzle: pb::PuzzleJob, _limits: &Limits) -> Result<PuzzleJob, SolveError> {
     let pb::PuzzleJob {
         n,
         edges,
         start,
         targets,
         targets_packed,
+        moves,
     } = puzzle;
     let targets = if targets_packed.is_empty() {
         targets.into_iter().map(|a| a.tokens).collect()
@@ -43,17 +45,32 @@ pub fn from_proto(puzzle: pb::PuzzleJob, _limits: &Limits) -> Result<PuzzleProbl
             })
             .collect()
     };
-    Ok(PuzzleProblem {
-        n,
-        edges: edges.iter().map(|e| (e.from, e.to)).collect(),
-        start: start.map(|a| a.tokens).unwrap_or_default(),
-        targets,
+    Ok(PuzzleJob {
+        problem: PuzzleProblem {
+            n,
+            edges: edges.iter().map(|e| (e.from, e.to)).collect(),
+            start: start.map(|a| a.tokens).unwrap_or_default(),
+            targets,
+        },
+        moves,
     })
 }
 
-/// domain → proto: one verdict per target, in order.
-pub fn result_to_proto(reachable: Vec<bool>) -> pb::PuzzleResult {
-    pb::PuzzleResult { reachable }
+/// domain → proto: one verdict per target, in order, and one `PuzzleMoves` per target when the
+/// sequences were asked for.
+pub fn result_to_proto(answer: PuzzleAnswer) -> pb::PuzzleResult {
+    let PuzzleAnswer { reachable, moves } = answer;
+    pb::PuzzleResult {
+        reachable,
+        moves: moves
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| pb::PuzzleMoves {
+                has_moves: m.is_some(),
+                vertices: m.unwrap_or_default(),
+            })
+            .collect(),
+    }
 }
 
 /// The smallest valid job of the kind, for tests that walk every kind.
@@ -64,5 +81,6 @@ pub fn example() -> pb::PuzzleJob {
         start: Some(pb::Arrangement { tokens: vec![0] }),
         targets: vec![],
         targets_packed: vec![],
+        moves: false,
     }
 }

@@ -101,6 +101,7 @@ async fn refusals_before_queueing_name_the_field_or_the_limit() {
                 start: Some(pb::Arrangement { tokens: vec![0, 1] }),
                 targets: vec![pb::Arrangement { tokens: vec![1, 1] }],
                 targets_packed: vec![],
+                moves: false,
             })),
             Code::InvalidArgument,
             "puzzle.targets[0][1]: token 1 appears twice (also at puzzle.targets[0][0])",

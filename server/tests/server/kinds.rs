@@ -272,6 +272,7 @@ async fn puzzle_jobs() {
             arr(&[4, 3, 0, 1, 2]),
         ],
         targets_packed: Vec::new(),
+        moves: false,
     };
     let r = client
         .solve(job(pb::job::Kind::Puzzle(sample.clone())))

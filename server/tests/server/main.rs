@@ -15,5 +15,6 @@ mod kinds;
 mod memory_limit;
 mod ops;
 mod process;
+mod puzzle_moves;
 mod scale_out;
 mod traces;

@@ -61,15 +61,22 @@
 //! # Ok::<(), orbit_worker::SolveError>(())
 //! ```
 
+mod arrangement_table;
+mod block_plan;
 mod blocks;
+mod ear_fill;
+mod lower_bound;
+mod moves;
 mod parse;
 pub mod reference;
 mod solver;
 
+pub use lower_bound::moves_lower_bound;
+pub use moves::{CONSTRUCTION_LIMIT, PuzzleMover, solve_puzzle_moves};
 pub use parse::{format_answers, parse_puzzle_text};
 pub use solver::PuzzleSolver;
 
-use crate::memory::SMALL_ALLOCATIONS;
+use crate::memory::{MemoryBudget, SMALL_ALLOCATIONS};
 use crate::{Limits, SolveContext, SolveError};
 
 /// One puzzle job: a graph, a start arrangement and the targets to decide.
@@ -314,25 +321,79 @@ pub fn solve_puzzle(p: &PuzzleProblem, ctx: &SolveContext) -> Result<Vec<bool>, 
     Ok(out)
 }
 
-/// The `puzzle` job kind: the answer is one verdict per target, in order.
-impl crate::job::Solve for PuzzleProblem {
-    type Answer = Vec<bool>;
+/// A `puzzle` job as queued: the problem, and whether to construct move sequences.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PuzzleJob {
+    /// The graph, start and targets.
+    pub problem: PuzzleProblem,
+    /// Construct a move sequence for every reachable target ([`solve_puzzle_moves`]). Off by
+    /// default: without it the answer and the speed are those of [`solve_puzzle`].
+    pub moves: bool,
+}
+
+impl From<PuzzleProblem> for PuzzleJob {
+    fn from(problem: PuzzleProblem) -> Self {
+        Self {
+            problem,
+            moves: false,
+        }
+    }
+}
+
+/// The answer to a [`PuzzleJob`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PuzzleAnswer {
+    /// Reachability of each target, in order.
+    pub reachable: Vec<bool>,
+    /// When asked for: one entry per target, `None` for an unreachable one, else the vertices the
+    /// blank steps to (0-based), empty for a target equal to the start.
+    pub moves: Option<Vec<Option<Vec<u32>>>>,
+}
+
+/// The `puzzle` job kind: the answer is one verdict per target, in order, and the move sequences
+/// when asked for.
+impl crate::job::Solve for PuzzleJob {
+    type Answer = PuzzleAnswer;
     const KIND: &'static str = "puzzle";
 
     /// [`validate_puzzle`].
     fn validate(&self, limits: &Limits) -> Result<(), SolveError> {
-        validate_puzzle(self, limits)
+        validate_puzzle(&self.problem, limits)
     }
 
-    /// The solver's bound ([`memory_estimate`]) plus the verdicts as sent (two bytes each).
+    /// The solver's bound ([`memory_estimate`]) plus the verdicts as sent (two bytes each); with
+    /// moves also the mover's fixed part ([`PuzzleMover::memory_estimate`]). The sequences and the
+    /// blocks' search tables are only known while the job runs: they are charged against what is
+    /// left of `max_job_memory` as they grow.
     fn memory_estimate(&self, _limits: &Limits) -> u64 {
-        let targets = self.targets.len() as u64;
-        memory_estimate(u64::from(self.n), self.edges.len() as u64, targets)
-            .saturating_add(targets.saturating_mul(2))
+        let p = &self.problem;
+        let targets = p.targets.len() as u64;
+        let (n, m) = (u64::from(p.n), p.edges.len() as u64);
+        let decide = memory_estimate(n, m, targets).saturating_add(targets.saturating_mul(2));
+        if self.moves {
+            // The answer's outer vectors (24 bytes per target, twice: worker and protobuf).
+            decide
+                .saturating_add(PuzzleMover::memory_estimate(n, m))
+                .saturating_add(targets.saturating_mul(48))
+        } else {
+            decide
+        }
     }
 
-    /// [`solve_puzzle`].
-    fn solve(self, ctx: &SolveContext, _limits: &Limits) -> Result<Vec<bool>, SolveError> {
-        solve_puzzle(&self, ctx)
+    /// [`solve_puzzle`], and [`solve_puzzle_moves`] when moves are asked for.
+    fn solve(self, ctx: &SolveContext, limits: &Limits) -> Result<PuzzleAnswer, SolveError> {
+        if !self.moves {
+            return Ok(PuzzleAnswer {
+                reachable: solve_puzzle(&self.problem, ctx)?,
+                moves: None,
+            });
+        }
+        let fixed = self.memory_estimate(limits);
+        let mut budget = MemoryBudget::new(limits.max_job_memory.saturating_sub(fixed));
+        let moves = solve_puzzle_moves(&self.problem, ctx, limits, &mut budget)?;
+        Ok(PuzzleAnswer {
+            reachable: moves.iter().map(Option::is_some).collect(),
+            moves: Some(moves),
+        })
     }
 }

@@ -22,3 +22,4 @@ mod group_level_proofs;
 mod group_text;
 mod group_words;
 mod puzzle;
+mod puzzle_moves;

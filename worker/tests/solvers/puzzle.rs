@@ -27,17 +27,17 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-type Edges = Vec<(u32, u32)>;
+pub(super) type Edges = Vec<(u32, u32)>;
 
 // ---------------------------------------------------------------------------------------------
 // Graph families
 // ---------------------------------------------------------------------------------------------
 
-fn tree(rng: &mut ChaCha8Rng, n: u32) -> Edges {
+pub(super) fn tree(rng: &mut ChaCha8Rng, n: u32) -> Edges {
     (1..n).map(|v| (rng.random_range(0..v), v)).collect()
 }
 
-fn cycle(n: u32) -> Edges {
+pub(super) fn cycle(n: u32) -> Edges {
     if n < 3 {
         return (1..n).map(|v| (v - 1, v)).collect();
     }
@@ -45,14 +45,14 @@ fn cycle(n: u32) -> Edges {
 }
 
 /// θ0: hexagon 0..5 plus centre 6 joined to the opposite corners 0 and 3.
-fn theta0() -> Edges {
+pub(super) fn theta0() -> Edges {
     let mut e = cycle(6);
     e.push((0, 6));
     e.push((6, 3));
     e
 }
 
-fn complete(n: u32) -> Edges {
+pub(super) fn complete(n: u32) -> Edges {
     let mut e = Vec::new();
     for a in 0..n {
         for b in a + 1..n {
@@ -62,7 +62,7 @@ fn complete(n: u32) -> Edges {
     e
 }
 
-fn complete_bipartite(a: u32, b: u32) -> Edges {
+pub(super) fn complete_bipartite(a: u32, b: u32) -> Edges {
     let mut e = Vec::new();
     for x in 0..a {
         for y in a..a + b {
@@ -72,7 +72,7 @@ fn complete_bipartite(a: u32, b: u32) -> Edges {
     e
 }
 
-fn grid(w: u32, h: u32) -> Edges {
+pub(super) fn grid(w: u32, h: u32) -> Edges {
     let mut e = Vec::new();
     for y in 0..h {
         for x in 0..w {
@@ -89,7 +89,7 @@ fn grid(w: u32, h: u32) -> Edges {
 }
 
 /// A cactus: cycles (and pendant edges) hung on random existing vertices.
-fn cactus(rng: &mut ChaCha8Rng, n: u32) -> Edges {
+pub(super) fn cactus(rng: &mut ChaCha8Rng, n: u32) -> Edges {
     let mut e = Vec::new();
     let mut next = 1u32;
     while next < n {
@@ -110,7 +110,7 @@ fn cactus(rng: &mut ChaCha8Rng, n: u32) -> Edges {
 }
 
 /// Two cycles of lengths a and b sharing vertex 0.
-fn two_cycles(a: u32, b: u32) -> Edges {
+pub(super) fn two_cycles(a: u32, b: u32) -> Edges {
     let mut e: Edges = (0..a).map(|v| (v, (v + 1) % a)).collect();
     let mut prev = 0;
     for i in 0..b - 1 {
@@ -122,7 +122,7 @@ fn two_cycles(a: u32, b: u32) -> Edges {
 }
 
 /// A random connected graph: a random tree plus `extra` random edges.
-fn connected(rng: &mut ChaCha8Rng, n: u32, extra: usize) -> Edges {
+pub(super) fn connected(rng: &mut ChaCha8Rng, n: u32, extra: usize) -> Edges {
     let mut e = tree(rng, n);
     for _ in 0..extra {
         e.push((rng.random_range(0..n), rng.random_range(0..n)));
@@ -131,7 +131,7 @@ fn connected(rng: &mut ChaCha8Rng, n: u32, extra: usize) -> Edges {
 }
 
 /// A random 2-connected graph: a cycle plus random ears (paths between existing vertices).
-fn two_connected(rng: &mut ChaCha8Rng, n: u32) -> Edges {
+pub(super) fn two_connected(rng: &mut ChaCha8Rng, n: u32) -> Edges {
     if n < 3 {
         return (1..n).map(|v| (v - 1, v)).collect();
     }
@@ -165,13 +165,13 @@ fn two_connected(rng: &mut ChaCha8Rng, n: u32) -> Edges {
 }
 
 /// Disjoint union: the second graph's vertices shifted by `shift`.
-fn union(mut a: Edges, b: &Edges, shift: u32) -> Edges {
+pub(super) fn union(mut a: Edges, b: &Edges, shift: u32) -> Edges {
     a.extend(b.iter().map(|&(u, v)| (u + shift, v + shift)));
     a
 }
 
 /// A tree of blocks: each new block (a random family) is glued to a random existing vertex.
-fn block_tree(rng: &mut ChaCha8Rng, n: u32, max_block: u32) -> Edges {
+pub(super) fn block_tree(rng: &mut ChaCha8Rng, n: u32, max_block: u32) -> Edges {
     let mut e = Vec::new();
     let mut next = 1u32;
     while next < n {
@@ -197,7 +197,7 @@ fn block_tree(rng: &mut ChaCha8Rng, n: u32, max_block: u32) -> Edges {
 }
 
 /// Random self-loops and parallel copies of edges.
-fn add_noise(rng: &mut ChaCha8Rng, n: u32, e: &mut Edges) {
+pub(super) fn add_noise(rng: &mut ChaCha8Rng, n: u32, e: &mut Edges) {
     for _ in 0..rng.random_range(0..3) {
         let v = rng.random_range(0..n);
         e.push((v, v));
@@ -211,7 +211,7 @@ fn add_noise(rng: &mut ChaCha8Rng, n: u32, e: &mut Edges) {
 }
 
 /// Random relabelling of vertices and shuffled edge order.
-fn relabel(rng: &mut ChaCha8Rng, n: u32, e: &Edges) -> Edges {
+pub(super) fn relabel(rng: &mut ChaCha8Rng, n: u32, e: &Edges) -> Edges {
     let mut perm: Vec<u32> = (0..n).collect();
     perm.shuffle(rng);
     let mut out: Edges = e
@@ -222,13 +222,13 @@ fn relabel(rng: &mut ChaCha8Rng, n: u32, e: &Edges) -> Edges {
     out
 }
 
-fn random_perm(rng: &mut ChaCha8Rng, n: u32) -> Vec<u32> {
+pub(super) fn random_perm(rng: &mut ChaCha8Rng, n: u32) -> Vec<u32> {
     let mut p: Vec<u32> = (0..n).collect();
     p.shuffle(rng);
     p
 }
 
-fn adjacency(n: u32, e: &Edges) -> Vec<Vec<u32>> {
+pub(super) fn adjacency(n: u32, e: &Edges) -> Vec<Vec<u32>> {
     let mut adj = vec![Vec::new(); n as usize];
     for &(u, v) in e {
         adj[u as usize].push(v);
@@ -238,7 +238,12 @@ fn adjacency(n: u32, e: &Edges) -> Vec<Vec<u32>> {
 }
 
 /// A random walk of the blank: a reachable arrangement.
-fn walk(rng: &mut ChaCha8Rng, adj: &[Vec<u32>], start: &[u32], steps: usize) -> Vec<u32> {
+pub(super) fn walk(
+    rng: &mut ChaCha8Rng,
+    adj: &[Vec<u32>],
+    start: &[u32],
+    steps: usize,
+) -> Vec<u32> {
     let mut arr = start.to_vec();
     let mut b = arr.iter().position(|&t| t == 0).unwrap_or(0);
     for _ in 0..steps {
@@ -257,14 +262,14 @@ fn walk(rng: &mut ChaCha8Rng, adj: &[Vec<u32>], start: &[u32], steps: usize) -> 
 // Exhaustive BFS oracle
 // ---------------------------------------------------------------------------------------------
 
-fn pack(arr: &[u32]) -> u64 {
+pub(super) fn pack(arr: &[u32]) -> u64 {
     arr.iter()
         .enumerate()
         .fold(0, |acc, (i, &t)| acc | (u64::from(t) << (4 * i)))
 }
 
 /// Every arrangement reachable from `start` (n <= 16).
-fn bfs_reachable(n: u32, e: &Edges, start: &[u32]) -> HashSet<u64> {
+pub(super) fn bfs_reachable(n: u32, e: &Edges, start: &[u32]) -> HashSet<u64> {
     let adj = adjacency(n, e);
     let mut seen = HashSet::from([pack(start)]);
     let mut queue = VecDeque::from([start.to_vec()]);
@@ -281,7 +286,7 @@ fn bfs_reachable(n: u32, e: &Edges, start: &[u32]) -> HashSet<u64> {
     seen
 }
 
-fn all_perms(n: u32) -> Vec<Vec<u32>> {
+pub(super) fn all_perms(n: u32) -> Vec<Vec<u32>> {
     let mut out = vec![vec![]];
     for k in 0..n {
         let mut next = Vec::new();

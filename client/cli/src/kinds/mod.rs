@@ -68,6 +68,11 @@ pub enum KindCommand {
     Puzzle {
         /// Input file; `-` or nothing for stdin.
         file: Option<PathBuf>,
+        /// After each `Yes`, on the same line, the 1-based vertices token 0 steps to, separated
+        /// by spaces (nothing for a target equal to the start). Every sequence is replayed on the
+        /// graph before it is printed; a wrong one fails the command naming its target.
+        #[arg(long)]
+        moves: bool,
     },
     /// The policeman-and-thief game. Input: `n m`, then n rows of m characters (`.` free, `*` wall,
     /// `C` policeman, `T` thief, `E` exit). Prints `cop N`, `thief N` or `draw` (N = half-moves).
@@ -119,9 +124,15 @@ pub(crate) async fn run(
             group::run(endpoints, file.as_deref(), words).await
         }
         KindCommand::Count(args) => count::run(endpoints, args).await,
-        KindCommand::Puzzle { file } => {
+        KindCommand::Puzzle { file, moves } => {
             let mut client = connection.client().clone();
-            puzzle::run(&mut client, file.as_deref(), global.max_message_bytes).await
+            puzzle::run(
+                &mut client,
+                file.as_deref(),
+                global.max_message_bytes,
+                moves,
+            )
+            .await
         }
         KindCommand::CopThief { file, play } => {
             cop_thief::run(endpoints, file.as_deref(), play).await

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use futures::StreamExt;
+use orbit_client::witness::{PuzzleReplay, check_puzzle_moves};
 use orbit_client::{Client, pb};
 use orbit_worker::SolveError;
 use orbit_worker::puzzle::{PuzzleProblem, parse_puzzle_text};
@@ -93,6 +94,7 @@ pub fn puzzle_chunk_to_proto(problem: &PuzzleProblem, targets: &[Vec<u32>]) -> p
             tokens: problem.start.clone(),
         }),
         targets: Vec::new(),
+        moves: false,
         targets_packed: {
             let mut bytes = Vec::with_capacity(4 * problem.n as usize * targets.len());
             for token in targets.iter().flatten() {
@@ -106,7 +108,11 @@ pub fn puzzle_chunk_to_proto(problem: &PuzzleProblem, targets: &[Vec<u32>]) -> p
 /// Every gRPC implementation accepts messages of this size by default.
 const GRPC_DEFAULT_MESSAGE_BYTES: usize = 4 << 20;
 
-/// Parses the `n m q` file, solves it over gRPC and prints one `Yes`/`No` per target.
+/// One chunk's answer: the verdicts and, when asked for, the move sequences.
+type ChunkAnswer = (Vec<bool>, Vec<pb::PuzzleMoves>);
+
+/// Parses the `n m q` file, solves it over gRPC and prints one `Yes`/`No` per target (with
+/// `moves`, each `Yes` followed by its checked move sequence).
 ///
 /// A problem that fits in one message of the size every server accepts (the contest sizes do)
 /// goes as one unary call, without asking the server for its limit first: one round trip instead
@@ -116,16 +122,25 @@ pub async fn run(
     client: &mut Client,
     file: Option<&Path>,
     max_message_bytes: usize,
+    moves: bool,
 ) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
     let problem = puzzle_problem(&text)?;
     drop(text);
+    let with_moves = |mut jobs: Vec<pb::Job>| {
+        for job in &mut jobs {
+            if let Some(pb::job::Kind::Puzzle(p)) = &mut job.kind {
+                p.moves = moves;
+            }
+        }
+        jobs
+    };
     let small = GRPC_DEFAULT_MESSAGE_BYTES.min(max_message_bytes) / 4 * 3;
     // On a terminal, a bar once the work has taken a second: the job's progress, or the share of
     // the chunks answered.
     let bar = JobBar::on_terminal("puzzle");
     if puzzle_bytes_bound(&problem) <= small {
-        let job = puzzle_jobs(&problem, small)
+        let job = with_moves(puzzle_jobs(&problem, small))
             .pop()
             .expect("a problem is at least one job");
         match solve_job(client, job, bar.as_ref()).await {
@@ -135,10 +150,13 @@ pub async fn run(
             }) => {
                 // Cleared before the answers go to what may be the same terminal.
                 drop(bar);
-                return print_answers(std::iter::once(p.reachable));
+                return print_answers(&problem, moves, std::iter::once((p.reachable, p.moves)));
             }
             Ok(_) => anyhow::bail!("the server answered a puzzle job with another kind of result"),
-            Err(status) if status.code() == tonic::Code::ResourceExhausted => {}
+            Err(status) if status.code() == tonic::Code::ResourceExhausted && !moves => {}
+            Err(status)
+                if status.code() == tonic::Code::ResourceExhausted
+                    && status.message().contains("max_message_bytes") => {}
             Err(status) => anyhow::bail!(status_text(&status)),
         }
     }
@@ -151,10 +169,9 @@ pub async fn run(
         .map_or(GRPC_DEFAULT_MESSAGE_BYTES, |l| l.max_message_bytes as usize);
     // Three quarters of the smaller limit, leaving room for the estimate's slack.
     let chunk_bytes = server_limit.min(max_message_bytes) / 4 * 3;
-    let chunks = puzzle_jobs(&problem, chunk_bytes);
-    drop(problem);
+    let chunks = with_moves(puzzle_jobs(&problem, chunk_bytes));
     let count = chunks.len();
-    let mut answers: Vec<Option<Vec<bool>>> = vec![None; count];
+    let mut answers: Vec<Option<ChunkAnswer>> = vec![None; count];
     let mut events = client
         .solve_stream(futures::stream::iter(chunks))
         .await
@@ -173,7 +190,7 @@ pub async fn run(
                 *answers
                     .get_mut(index)
                     .ok_or_else(|| anyhow::anyhow!("unexpected chunk {index}"))? =
-                    Some(p.reachable);
+                    Some((p.reachable, p.moves));
                 if let Some(bar) = &bar {
                     let answered = answers.iter().filter(|a| a.is_some()).count();
                     bar.set_fraction(answered as f64 / count as f64);
@@ -194,16 +211,52 @@ pub async fn run(
         .enumerate()
         .map(|(i, chunk)| chunk.ok_or_else(|| anyhow::anyhow!("no answer for targets chunk {i}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    print_answers(chunks)
+    print_answers(&problem, moves, chunks)
 }
 
-/// Prints one `Yes`/`No` line per target, chunk after chunk.
-fn print_answers(chunks: impl IntoIterator<Item = Vec<bool>>) -> anyhow::Result<ExitCode> {
+/// Prints one `Yes`/`No` line per target, chunk after chunk; with `moves`, each `Yes` followed by
+/// a space and the 1-based vertices of its move sequence, after the sequences were replayed on
+/// the graph (all of them, before anything is printed).
+fn print_answers(
+    problem: &PuzzleProblem,
+    moves: bool,
+    chunks: impl IntoIterator<Item = ChunkAnswer>,
+) -> anyhow::Result<ExitCode> {
+    let (reachable, sequences): (Vec<Vec<bool>>, Vec<Vec<pb::PuzzleMoves>>) =
+        chunks.into_iter().unzip();
+    let reachable: Vec<bool> = reachable.into_iter().flatten().collect();
+    let sequences: Vec<pb::PuzzleMoves> = sequences.into_iter().flatten().collect();
+    if reachable.len() != problem.targets.len() {
+        anyhow::bail!(
+            "the server answered {} targets of {}",
+            reachable.len(),
+            problem.targets.len()
+        );
+    }
+    if moves {
+        let replay = PuzzleReplay::new(problem.n, &problem.edges, &problem.start);
+        check_puzzle_moves(&replay, &problem.targets, &reachable, &sequences).map_err(|e| {
+            anyhow::anyhow!(
+                "wrong move sequence from the server for target {} (line {} of the targets): {}",
+                e.target + 1,
+                e.target + 1,
+                e.reason
+            )
+        })?;
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for chunk in chunks {
-        for reachable in chunk {
-            writeln!(out, "{}", if reachable { "Yes" } else { "No" })?;
+    for (i, &yes) in reachable.iter().enumerate() {
+        if !yes {
+            writeln!(out, "No")?;
+            continue;
         }
+        out.write_all(b"Yes")?;
+        if moves {
+            for &v in &sequences[i].vertices {
+                write!(out, " {}", u64::from(v) + 1)?;
+            }
+        }
+        out.write_all(b"\n")?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

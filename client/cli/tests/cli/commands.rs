@@ -153,6 +153,122 @@ fn puzzle_answers_the_published_sample() {
     );
 }
 
+/// Replays `orbit puzzle --moves` output on the contest-format input `text`: every `Yes` line's
+/// 1-based vertices must walk token 0 along edges to its target; `No` lines carry nothing.
+/// Returns the verdicts.
+fn replay_puzzle_moves(text: &str, out: &str) -> Vec<bool> {
+    let mut nums = text
+        .split_ascii_whitespace()
+        .map(|x| x.parse::<usize>().unwrap());
+    let (n, m, q) = (
+        nums.next().unwrap(),
+        nums.next().unwrap(),
+        nums.next().unwrap(),
+    );
+    let mut adjacent = std::collections::HashSet::new();
+    for _ in 0..m {
+        let (u, v) = (nums.next().unwrap(), nums.next().unwrap());
+        adjacent.insert((u, v));
+        adjacent.insert((v, u));
+    }
+    let start: Vec<usize> = (0..n).map(|_| nums.next().unwrap()).collect();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), q, "{out}");
+    let mut verdicts = Vec::new();
+    for line in lines {
+        let target: Vec<usize> = (0..n).map(|_| nums.next().unwrap()).collect();
+        let mut words = line.split(' ');
+        match words.next() {
+            Some("No") => {
+                assert_eq!(line, "No");
+                verdicts.push(false);
+            }
+            Some("Yes") => {
+                let mut arr = start.clone();
+                let mut blank = 1 + arr.iter().position(|&t| t == 0).unwrap();
+                for w in words {
+                    let v: usize = w.parse().unwrap();
+                    assert!(adjacent.contains(&(blank, v)), "{blank} -> {v} in {line}");
+                    arr.swap(blank - 1, v - 1);
+                    blank = v;
+                }
+                assert_eq!(arr, target, "{line}");
+                verdicts.push(true);
+            }
+            _ => panic!("bad line {line:?}"),
+        }
+    }
+    verdicts
+}
+
+#[test]
+fn puzzle_moves_replay_to_their_targets() {
+    let sample = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/puzzle.txt"
+    ))
+    .unwrap();
+    let out = stdout_of(&["puzzle", "--moves", "examples/puzzle.txt"], None);
+    assert_eq!(replay_puzzle_moves(&sample, &out), vec![true, true, false]);
+    // A target equal to the start: `Yes` alone.
+    assert_eq!(
+        stdout_of(&["puzzle", "--moves"], Some("2 1 1\n1 2\n0 1\n0 1\n")),
+        "Yes\n"
+    );
+    // A 3x3 grid, every target a walk of the blank or a swap (unreachable), in small chunks.
+    let mut text = String::from("9 12 30\n");
+    for v in 1..=9usize {
+        if v % 3 != 0 {
+            text.push_str(&format!("{v} {}\n", v + 1));
+        }
+        if v + 3 <= 9 {
+            text.push_str(&format!("{v} {}\n", v + 3));
+        }
+    }
+    text.push_str("1 2 3 4 0 5 6 7 8\n");
+    let mut state: Vec<usize> = vec![1, 2, 3, 4, 0, 5, 6, 7, 8];
+    let mut blank = 4usize;
+    for i in 0..30usize {
+        // A fixed pseudo-random walk, so the test needs no generator.
+        for k in 0..(i * 7 % 23) {
+            let options: Vec<usize> = [
+                blank.wrapping_sub(3),
+                blank + 3,
+                blank.wrapping_sub(1),
+                blank + 1,
+            ]
+            .into_iter()
+            .filter(|&c| c < 9 && (c / 3 == blank / 3 || c % 3 == blank % 3))
+            .collect();
+            let c = options[(i + k) % options.len()];
+            state.swap(blank, c);
+            blank = c;
+        }
+        let mut t = state.clone();
+        if i % 3 == 2 {
+            let (a, b) = if t[0] != 0 && t[1] != 0 {
+                (0, 1)
+            } else {
+                (7, 8)
+            };
+            t.swap(a, b);
+        }
+        text.push_str(
+            &t.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        text.push('\n');
+    }
+    let out = stdout_of(
+        &["--max-message-bytes", "4000", "puzzle", "--moves"],
+        Some(&text),
+    );
+    let verdicts = replay_puzzle_moves(&text, &out);
+    assert_eq!(verdicts.iter().filter(|&&v| !v).count(), 10, "{out}");
+}
+
 #[test]
 fn group_prints_the_order_and_memberships() {
     assert_eq!(

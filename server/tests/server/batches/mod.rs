@@ -270,6 +270,7 @@ fn random_job(rng: &mut ChaCha8Rng, id: String) -> pb::Job {
                         pb::Arrangement { tokens: other },
                     ],
                     targets_packed: vec![],
+                    moves: false,
                 }),
             )
         }

@@ -378,24 +378,36 @@ class Arrangement(_message.Message):
     def __init__(self, tokens: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class PuzzleJob(_message.Message):
-    __slots__ = ("n", "edges", "start", "targets", "targets_packed")
+    __slots__ = ("n", "edges", "start", "targets", "targets_packed", "moves")
     N_FIELD_NUMBER: _ClassVar[int]
     EDGES_FIELD_NUMBER: _ClassVar[int]
     START_FIELD_NUMBER: _ClassVar[int]
     TARGETS_FIELD_NUMBER: _ClassVar[int]
     TARGETS_PACKED_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
     n: int
     edges: _containers.RepeatedCompositeFieldContainer[Edge]
     start: Arrangement
     targets: _containers.RepeatedCompositeFieldContainer[Arrangement]
     targets_packed: bytes
-    def __init__(self, n: _Optional[int] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., start: _Optional[_Union[Arrangement, _Mapping]] = ..., targets: _Optional[_Iterable[_Union[Arrangement, _Mapping]]] = ..., targets_packed: _Optional[bytes] = ...) -> None: ...
+    moves: bool
+    def __init__(self, n: _Optional[int] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., start: _Optional[_Union[Arrangement, _Mapping]] = ..., targets: _Optional[_Iterable[_Union[Arrangement, _Mapping]]] = ..., targets_packed: _Optional[bytes] = ..., moves: _Optional[bool] = ...) -> None: ...
 
 class PuzzleResult(_message.Message):
-    __slots__ = ("reachable",)
+    __slots__ = ("reachable", "moves")
     REACHABLE_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
     reachable: _containers.RepeatedScalarFieldContainer[bool]
-    def __init__(self, reachable: _Optional[_Iterable[bool]] = ...) -> None: ...
+    moves: _containers.RepeatedCompositeFieldContainer[PuzzleMoves]
+    def __init__(self, reachable: _Optional[_Iterable[bool]] = ..., moves: _Optional[_Iterable[_Union[PuzzleMoves, _Mapping]]] = ...) -> None: ...
+
+class PuzzleMoves(_message.Message):
+    __slots__ = ("has_moves", "vertices")
+    HAS_MOVES_FIELD_NUMBER: _ClassVar[int]
+    VERTICES_FIELD_NUMBER: _ClassVar[int]
+    has_moves: bool
+    vertices: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, has_moves: _Optional[bool] = ..., vertices: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class JobTiming(_message.Message):
     __slots__ = ("queue_ms", "run_ms")
@@ -487,7 +499,7 @@ class ServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Limits(_message.Message):
-    __slots__ = ("max_message_bytes", "max_vertices", "max_edges", "max_states", "max_degree", "max_group_elements", "max_permutation_entries", "max_job_memory", "max_line", "max_reported_moves", "max_word_letters")
+    __slots__ = ("max_message_bytes", "max_vertices", "max_edges", "max_states", "max_degree", "max_group_elements", "max_permutation_entries", "max_job_memory", "max_line", "max_reported_moves", "max_word_letters", "max_puzzle_moves")
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_VERTICES_FIELD_NUMBER: _ClassVar[int]
     MAX_EDGES_FIELD_NUMBER: _ClassVar[int]
@@ -499,6 +511,7 @@ class Limits(_message.Message):
     MAX_LINE_FIELD_NUMBER: _ClassVar[int]
     MAX_REPORTED_MOVES_FIELD_NUMBER: _ClassVar[int]
     MAX_WORD_LETTERS_FIELD_NUMBER: _ClassVar[int]
+    MAX_PUZZLE_MOVES_FIELD_NUMBER: _ClassVar[int]
     max_message_bytes: int
     max_vertices: int
     max_edges: int
@@ -510,7 +523,8 @@ class Limits(_message.Message):
     max_line: int
     max_reported_moves: int
     max_word_letters: int
-    def __init__(self, max_message_bytes: _Optional[int] = ..., max_vertices: _Optional[int] = ..., max_edges: _Optional[int] = ..., max_states: _Optional[int] = ..., max_degree: _Optional[int] = ..., max_group_elements: _Optional[int] = ..., max_permutation_entries: _Optional[int] = ..., max_job_memory: _Optional[int] = ..., max_line: _Optional[int] = ..., max_reported_moves: _Optional[int] = ..., max_word_letters: _Optional[int] = ...) -> None: ...
+    max_puzzle_moves: int
+    def __init__(self, max_message_bytes: _Optional[int] = ..., max_vertices: _Optional[int] = ..., max_edges: _Optional[int] = ..., max_states: _Optional[int] = ..., max_degree: _Optional[int] = ..., max_group_elements: _Optional[int] = ..., max_permutation_entries: _Optional[int] = ..., max_job_memory: _Optional[int] = ..., max_line: _Optional[int] = ..., max_reported_moves: _Optional[int] = ..., max_word_letters: _Optional[int] = ..., max_puzzle_moves: _Optional[int] = ...) -> None: ...
 
 class ServerInfoResponse(_message.Message):
     __slots__ = ("version", "workers", "queue_capacity", "stream_window", "limits", "job_kinds", "queue_depth", "busy_workers")
