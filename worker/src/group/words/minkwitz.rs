@@ -54,8 +54,8 @@ const LETTER_BYTES: u64 = 16;
 /// improvement of the tables and widens the search at query time (a ball of `96 · effort`
 /// elements of the Cayley graph is tried for each member). The default is 5; at most
 /// [`WordEffort::MAX`]. Measured on Rubik's cube group (BENCHMARKS.md): effort 0 sets up in
-/// 4 ms with words of 200 letters on average, 5 in 24 ms with 82 letters, 30 in 64 ms with 67
-/// letters, at a quarter of effort 5's words per second.
+/// 24 ms with words of 240 letters on average, 5 in 26 ms with 93 letters, 30 in 86 ms with 73
+/// letters, at a sixth of effort 5's words per second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WordEffort(pub u32);
 
