@@ -61,6 +61,15 @@ fn words_for(group: &PermGroup, effort: u32) -> GroupWords {
     .expect("words build")
 }
 
+/// A member: the product of `steps` generators drawn at random.
+fn random_product(gens: &[Perm], d: usize, steps: usize, rng: &mut ChaCha8Rng) -> Perm {
+    let mut x = Perm::identity(d);
+    for _ in 0..steps {
+        x = x.compose(gens.choose(rng).expect("generators"));
+    }
+    x
+}
+
 fn perm(text: &str, d: usize) -> Perm {
     Perm::parse_cycles(text, d).expect("test permutation is valid")
 }
@@ -175,10 +184,7 @@ fn group_words_rubik_and_m24() {
         .expect("builds");
         let words = words_for(&group, 1);
         for _ in 0..100 {
-            let mut x = Perm::identity(d);
-            for _ in 0..200 {
-                x = x.compose(gens.choose(&mut rng).expect("generators"));
-            }
+            let x = random_product(&gens, d, 200, &mut rng);
             let word = words.word_of(&x).expect("member");
             assert_reduced(&word, "random member");
             assert_eq!(multiply_out(&word, &gens, d), x.images(), "{word}");
@@ -230,10 +236,7 @@ fn group_words_giants_and_products() {
         .expect("builds");
         let words = words_for(&group, 1);
         for _ in 0..50 {
-            let mut x = Perm::identity(d);
-            for _ in 0..100 {
-                x = x.compose(gens.choose(&mut rng).expect("generators"));
-            }
+            let x = random_product(&gens, d, 100, &mut rng);
             let word = words.word_of(&x).expect("member");
             assert_eq!(
                 multiply_out(&word, &gens, d),
@@ -266,13 +269,7 @@ fn group_words_effort_trades_set_up_for_length() {
     .expect("builds");
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let members: Vec<Perm> = (0..50)
-        .map(|_| {
-            let mut x = Perm::identity(48);
-            for _ in 0..300 {
-                x = x.compose(gens.choose(&mut rng).expect("generators"));
-            }
-            x
-        })
+        .map(|_| random_product(&gens, 48, 300, &mut rng))
         .collect();
     let mean = |words: &GroupWords| -> f64 {
         let total: u64 = members
