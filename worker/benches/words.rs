@@ -1,21 +1,24 @@
 //! Words for group members (Minkwitz's tables): set-up time, word lengths and words per second.
 //!
-//! `cargo bench -p orbit-worker --bench words [-- NAME... ] [--effort E] [--elements N]`
+//! `cargo bench -p orbit-worker --bench words [-- NAME... ] [--effort E] [--elements N]
+//! [--gap-timeout S]`
 //!
 //! For each case: the group is built, then the word tables (timed: the set-up), then `N`
 //! (default 1,000) uniformly random members (products of random coset representatives, seeded)
 //! are written as words (timed: words per second); every word is multiplied out and compared
 //! with its element. With `gap` on the `PATH`, GAP 4's `EpimorphismFromFreeGroup` and
 //! `PreImagesRepresentative` run on the same generators and elements in the same run
-//! (`worker/benches/gap/words_bench.g`), and their set-up time and lengths are printed beside.
+//! (`worker/benches/gap/words_bench.g`), and their set-up time and lengths are printed beside;
+//! GAP is stopped after `S` seconds (default 300) and reported as `> S s`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use orbit_worker::group::{GroupWords, Perm, PermGroup, WordEffort};
+use orbit_worker::group::{GroupWords, Perm, PermGroup, Word, WordEffort};
 use orbit_worker::{Limits, SolveContext};
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -37,9 +40,11 @@ const M24: [&str; 3] = [
 const CASES: &[&str] = &[
     "rubik",
     "m24",
+    "sym16_random",
     "sym30_random",
     "sym100_random",
     "sym1000_random",
+    "alt1000_random",
 ];
 
 fn main() {
@@ -52,6 +57,7 @@ fn main() {
     };
     let effort = WordEffort(flag("--effort").map_or(WordEffort::default().0, |e| e as u32));
     let elements = flag("--elements").unwrap_or(1_000) as usize;
+    let gap_timeout = std::time::Duration::from_secs(flag("--gap-timeout").unwrap_or(300));
     let wanted: Vec<&str> = args
         .iter()
         .enumerate()
@@ -99,19 +105,28 @@ fn main() {
         let per_sec = elems.len() as f64 / t.elapsed().as_secs_f64();
         for x in &elems {
             let w = words.word_of(x).expect("member");
-            assert_eq!(&w.evaluate(&gens, d), x, "{name}: a word multiplied out");
+            assert_eq!(
+                multiply_out(&w, &gens, d),
+                x.images(),
+                "{name}: a word multiplied out"
+            );
         }
         let mean = lengths.iter().sum::<u64>() as f64 / lengths.len() as f64;
         let max = lengths.iter().max().copied().unwrap_or(0);
         let gap_cells = gap
             .as_deref()
-            .and_then(|gap| run_gap(gap, name, &gens, &elems))
-            .map(|(s, mean, max, rate)| {
-                (
+            .and_then(|gap| run_gap(gap, name, &gens, &elems, gap_timeout))
+            .map(|outcome| match outcome {
+                GapOutcome::Done(s, mean, max, rate) => (
                     format!("{s:.3} s"),
                     format!("{mean:.1} / {max}"),
                     format!("{rate:.0}"),
-                )
+                ),
+                GapOutcome::TimedOut => (
+                    format!("> {} s", gap_timeout.as_secs()),
+                    "n/a".into(),
+                    "n/a".into(),
+                ),
             })
             .unwrap_or_else(|| ("n/a".into(), "n/a".into(), "n/a".into()));
         println!(
@@ -131,9 +146,11 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
     match name {
         "rubik" => (48, parse(&RUBIK, 48)),
         "m24" => (24, parse(&M24, 24)),
+        "sym16_random" => (16, random_pair(16, 16)),
         "sym30_random" => (30, random_pair(30, 30)),
         "sym100_random" => (100, random_pair(100, 100)),
         "sym1000_random" => (1000, random_pair(1000, 1000)),
+        "alt1000_random" => (1000, random_even_pair(1000, 1000)),
         other => panic!("unknown case {other}"),
     }
 }
@@ -155,10 +172,48 @@ fn random_pair(d: usize, seed: u64) -> Vec<Perm> {
     out
 }
 
-/// Uniform random members: a product of one random coset representative per level.
-fn random_elements(g: &PermGroup, n: usize, seed: u64) -> Vec<Perm> {
-    let t = g.transversals().expect("transversals fit");
+/// Two random even permutations (they generate Alt(d) with high probability).
+fn random_even_pair(d: usize, seed: u64) -> Vec<Perm> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < 2 {
+        let mut images: Vec<u32> = (0..d as u32).collect();
+        for i in (1..d).rev() {
+            images.swap(i, rng.random_range(0..=i));
+        }
+        let p = Perm::from_images(images, "random").expect("a permutation");
+        if p.is_even() {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Uniform random members: a product of one random coset representative per level; for groups
+/// whose transversals do not fit in memory (giants of large degree), uniformly random
+/// permutations of the moved points kept when they are members (half of them for `Alt`).
+fn random_elements(g: &PermGroup, n: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let Ok(t) = g.transversals() else {
+        let d = g.degree();
+        let moved: Vec<u32> = (0..d as u32)
+            .filter(|&x| g.generators().iter().any(|p| p.image(x) != x))
+            .collect();
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let mut shuffled = moved.clone();
+            shuffled.shuffle(&mut rng);
+            let mut images: Vec<u32> = (0..d as u32).collect();
+            for (&x, &y) in moved.iter().zip(&shuffled) {
+                images[x as usize] = y;
+            }
+            let p = Perm::from_images(images, "random").expect("a permutation");
+            if g.contains(&p) {
+                out.push(p);
+            }
+        }
+        return out;
+    };
     (0..n)
         .map(|_| {
             let mut x = Perm::identity(g.degree());
@@ -168,6 +223,24 @@ fn random_elements(g: &PermGroup, n: usize, seed: u64) -> Vec<Perm> {
             x
         })
         .collect()
+}
+
+/// The image of every point under `word`, one generator step at a time (in place: a word of
+/// millions of letters on a thousand points is multiplied out in seconds).
+fn multiply_out(word: &Word, gens: &[Perm], d: usize) -> Vec<u32> {
+    let inverses: Vec<Perm> = gens.iter().map(Perm::inverse).collect();
+    let mut images: Vec<u32> = (0..d as u32).collect();
+    for l in word.letters() {
+        let step = if l.exponent > 0 {
+            gens[l.generator as usize].images()
+        } else {
+            inverses[l.generator as usize].images()
+        };
+        for _ in 0..l.exponent.unsigned_abs() {
+            images.iter_mut().for_each(|x| *x = step[*x as usize]);
+        }
+    }
+    images
 }
 
 fn which_gap() -> Option<String> {
@@ -185,8 +258,22 @@ fn which_gap() -> Option<String> {
         .then(|| "gap".to_string())
 }
 
-/// Runs GAP's factorisation on the same generators and elements: (set-up s, mean, max, words/s).
-fn run_gap(gap: &str, name: &str, gens: &[Perm], elems: &[Perm]) -> Option<(f64, f64, u64, f64)> {
+/// What GAP's factorisation did.
+enum GapOutcome {
+    /// Set-up seconds, mean and max length, words per second.
+    Done(f64, f64, u64, f64),
+    /// Still running at the timeout.
+    TimedOut,
+}
+
+/// Runs GAP's factorisation on the same generators and elements, for at most `timeout`.
+fn run_gap(
+    gap: &str,
+    name: &str,
+    gens: &[Perm],
+    elems: &[Perm],
+    timeout: std::time::Duration,
+) -> Option<GapOutcome> {
     let dir = std::env::var("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
@@ -202,13 +289,31 @@ fn run_gap(gap: &str, name: &str, gens: &[Perm], elems: &[Perm]) -> Option<(f64,
     let text = format!("gens := [{}];\nelems := [{}];\n", list(gens), list(elems));
     std::fs::write(&file, text).ok()?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gap/words_bench.g");
-    let out = Command::new(gap)
+    let mut child = Command::new(gap)
         .args(["-q", "-A", "-o", "8g"])
         .arg(&file)
         .arg(&script)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
         .ok()?;
+    // GAP's factorisation of a giant of large degree runs for hours: give up after the timeout.
+    let deadline = Instant::now() + timeout;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(50))
+            }
+            _ => {
+                child.kill().ok();
+                child.wait().ok();
+                return Some(GapOutcome::TimedOut);
+            }
+        }
+    }
+    let out = child.wait_with_output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text.lines().find(|l| l.starts_with("GAPWORDS "))?;
     let v: Vec<f64> = line
@@ -216,5 +321,5 @@ fn run_gap(gap: &str, name: &str, gens: &[Perm], elems: &[Perm]) -> Option<(f64,
         .skip(1)
         .filter_map(|s| s.parse().ok())
         .collect();
-    (v.len() == 4).then(|| (v[0] / 1e3, v[1], v[2] as u64, v[3]))
+    (v.len() == 4).then(|| GapOutcome::Done(v[0] / 1e3, v[1], v[2] as u64, v[3]))
 }

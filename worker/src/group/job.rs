@@ -245,11 +245,27 @@ fn member_words(
             words.push(None);
             continue;
         }
-        let word = tables.word_of(candidate).ok_or_else(|| {
-            SolveError::Panicked(format!(
-                "group.candidates[{i}] is a member but the words' tables do not factor it"
-            ))
-        })?;
+        let room = limits.max_word_letters.saturating_sub(letters);
+        let word = match tables.word_of_at_most(candidate, room) {
+            Ok(Some(word)) => word,
+            Ok(None) => {
+                return Err(SolveError::Panicked(format!(
+                    "group.candidates[{i}] is a member but the words' tables do not factor it"
+                )));
+            }
+            Err(reached) => {
+                let letters = letters.saturating_add(reached);
+                return Err(SolveError::limit_shown(
+                    format!(
+                        "the words of the members up to group.candidates[{i}] (more than {letters} letters)"
+                    ),
+                    "max_word_letters",
+                    limits.max_word_letters,
+                    format!("{} letters (max_word_letters)", limits.max_word_letters),
+                )
+                .requested(letters));
+            }
+        };
         letters = letters.saturating_add(word.len());
         let bytes = tables
             .bytes()

@@ -52,4 +52,4 @@ pub use perm_group::{
 };
 pub use schreier_sims::{LevelProof, LevelProofPolicy};
 pub use text_format::{parse_group_text, parse_group_text_with_limits};
-pub use words::{GroupWords, Word, WordEffort, WordLetter};
+pub use words::{GIANT_WORDS_FROM_DEGREE, GroupWords, Word, WordEffort, WordLetter, WordMethod};

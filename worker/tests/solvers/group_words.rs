@@ -5,7 +5,9 @@
 
 use std::collections::HashSet;
 
-use orbit_worker::group::{GroupWords, Perm, PermGroup, Word, WordEffort};
+use orbit_worker::group::{
+    GroupProblem, GroupWords, Perm, PermGroup, Word, WordEffort, WordMethod, solve_group,
+};
 use orbit_worker::{CancelFlag, Limits, SolveContext, SolveError};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
@@ -332,4 +334,180 @@ fn group_words_distinct_members_distinct_words() {
         assert!(seen.insert(word.to_string()), "{word} twice");
     }
     assert_eq!(seen.len(), 5_040);
+}
+
+/// A uniformly random permutation of `points` (the other points of `0..d` fixed).
+fn random_on(points: &[u32], d: usize, rng: &mut ChaCha8Rng) -> Perm {
+    let mut shuffled = points.to_vec();
+    shuffled.shuffle(rng);
+    let mut images: Vec<u32> = (0..d as u32).collect();
+    for (&x, &y) in points.iter().zip(&shuffled) {
+        images[x as usize] = y;
+    }
+    Perm::from_images(images, "test").expect("a permutation")
+}
+
+/// Whether `p` is even, from its cycle count (the test's own parity, not the library's).
+fn even(p: &Perm) -> bool {
+    let d = p.degree();
+    let mut seen = vec![false; d];
+    let mut cycles = 0;
+    for s in 0..d {
+        if !seen[s] {
+            cycles += 1;
+            let mut x = s;
+            while !seen[x] {
+                seen[x] = true;
+                x = p.image(x as u32) as usize;
+            }
+        }
+    }
+    (d - cycles).is_multiple_of(2)
+}
+
+/// Giants of large degree from random generators, on part of the points (the rest fixed): the
+/// words come from conjugates of one 3-cycle; each word multiplies out to its member (uniformly
+/// random members of `Sym(m)`, the even ones for `Alt(m)`), and odd permutations (for `Alt`) or
+/// permutations moving a fixed point get none.
+#[test]
+fn group_words_giants_of_large_degree_from_random_generators() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1_000);
+    for (m, fixed, alternating) in [
+        (24, 0, false),
+        (25, 3, true),
+        (40, 0, true),
+        (57, 2, false),
+        (150, 5, false),
+        (301, 0, true),
+    ] {
+        let d = m + fixed;
+        let points: Vec<u32> = (fixed as u32..d as u32).collect();
+        // Two random generators of the giant (redrawn in the rare case they generate less).
+        let (group, gens) = loop {
+            let gens: Vec<Perm> = (0..2)
+                .map(|_| {
+                    loop {
+                        let p = random_on(&points, d, &mut rng);
+                        if !alternating || even(&p) {
+                            break p;
+                        }
+                    }
+                })
+                .collect();
+            let group = PermGroup::new(
+                d,
+                gens.clone(),
+                &SolveContext::detached(),
+                &Limits::default(),
+            )
+            .expect("builds");
+            let factorial: num_bigint::BigUint = (2..=m as u64).product();
+            let full = if alternating {
+                factorial / 2u32
+            } else {
+                factorial
+            };
+            if group.order() == full {
+                break (group, gens);
+            }
+        };
+        let words = words_for(&group, 2);
+        assert_eq!(words.method(), WordMethod::Giant, "m = {m}");
+        let label = format!("{} of {m} points", if alternating { "Alt" } else { "Sym" });
+        for _ in 0..6 {
+            let x = random_on(&points, d, &mut rng);
+            let member = !alternating || even(&x);
+            match words.word_of(&x) {
+                Some(word) => {
+                    assert!(member, "{label}: a non-member got {word}");
+                    assert_reduced(&word, &label);
+                    assert_eq!(multiply_out(&word, &gens, d), x.images(), "{label}");
+                }
+                None => assert!(!member, "{label}: a member got no word"),
+            }
+        }
+        if fixed > 0 {
+            let moves_fixed = perm(&format!("(1,{d})"), d);
+            assert!(words.word_of(&moves_fixed).is_none(), "{label}");
+        }
+    }
+}
+
+/// `Sym(1000)` from two random generators through the job: a word for a random member that
+/// multiplies out, none for a permutation of another degree's points; with `max_word_letters`
+/// below one word's length the job is refused naming that limit, before the word is built.
+#[test]
+fn group_words_sym_1000_through_the_job() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1_001);
+    let d = 1000;
+    let points: Vec<u32> = (0..d as u32).collect();
+    let gens = loop {
+        let a = random_on(&points, d, &mut rng);
+        let b = random_on(&points, d, &mut rng);
+        if !even(&a) || !even(&b) {
+            break vec![a, b];
+        }
+    };
+    let x = random_on(&points, d, &mut rng);
+    let problem = GroupProblem {
+        degree: d,
+        generators: gens.clone(),
+        candidates: vec![x.clone(), Perm::identity(d)],
+        words: Some(WordEffort::default()),
+    };
+    let answer = solve_group(&problem, &SolveContext::detached(), &Limits::default())
+        .expect("Sym(1000) words fit the default limits");
+    let factorial: num_bigint::BigUint = (2..=1000u64).product();
+    assert_eq!(answer.order, factorial, "two random generators, one odd");
+    let word = answer.words[0].as_ref().expect("a member's word");
+    assert_reduced(word, "Sym(1000)");
+    assert!(
+        word.len() > 4_000,
+        "at least log_3(1000!) letters: {}",
+        word.len()
+    );
+    assert_eq!(multiply_out(word, &gens, d), x.images());
+    assert_eq!(answer.words[1], Some(Word::identity()));
+
+    let limits = Limits {
+        max_word_letters: 100_000,
+        ..Limits::default()
+    };
+    match solve_group(&problem, &SolveContext::detached(), &limits) {
+        Err(SolveError::LimitExceeded { limit_name, .. }) => {
+            assert_eq!(limit_name, "max_word_letters")
+        }
+        other => panic!("expected max_word_letters, got {other:?}"),
+    }
+}
+
+/// A cancel while the tables are filled ends the work within the 100 ms the server promises
+/// (60 copies of Sym(3): a long base, whose tables take seconds).
+#[test]
+fn group_words_cancellation_frees_the_worker_quickly() {
+    let d = 180;
+    let mut gens = Vec::new();
+    for b in 0..60 {
+        let p = 3 * b + 1;
+        gens.push(perm(&format!("({},{},{})", p, p + 1, p + 2), d));
+        gens.push(perm(&format!("({},{})", p, p + 1), d));
+    }
+    let group =
+        PermGroup::new(d, gens, &SolveContext::detached(), &Limits::default()).expect("builds");
+    let flag = CancelFlag::new();
+    let ctx = SolveContext::new(flag.clone(), None);
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        flag.cancel();
+        std::time::Instant::now()
+    });
+    let result = GroupWords::new(&group, WordEffort(100), &ctx, BUDGET, "max_job_memory");
+    let ended = std::time::Instant::now();
+    let cancelled_at = canceller.join().expect("canceller thread");
+    assert!(matches!(result, Err(SolveError::Cancelled)), "{result:?}");
+    let latency = ended.saturating_duration_since(cancelled_at);
+    assert!(
+        latency < std::time::Duration::from_millis(100),
+        "took {latency:?} to stop"
+    );
 }

@@ -1,4 +1,4 @@
-//! [`GroupWords`]: Minkwitz's tables of short words for the coset representatives of a
+//! [`MinkwitzTables`]: Minkwitz's tables of short words for the coset representatives of a
 //! stabiliser chain, and the factorisation of members through them.
 //!
 //! For a base `b_0, …, b_{k-1}` with basic orbits `Δ_i`, level `i` of the table holds, for each
@@ -34,6 +34,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
+use super::group_words::WordEffort;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -47,29 +48,6 @@ const PAIRS_PER_LEVEL: usize = 4_096;
 const BALL_PER_EFFORT: usize = 96;
 /// Bytes of one word letter in memory.
 const LETTER_BYTES: u64 = 16;
-
-/// How much work to spend on short words: a trade-off between set-up time and word length.
-///
-/// `effort` 0 fills the tables only (fastest set-up, longest words); each unit adds one round of
-/// improvement of the tables and widens the search at query time (a ball of `96 · effort`
-/// elements of the Cayley graph is tried for each member). The default is 5; at most
-/// [`WordEffort::MAX`]. Measured on Rubik's cube group (BENCHMARKS.md): effort 0 sets up in
-/// 24 ms with words of 240 letters on average, 5 in 26 ms with 93 letters, 30 in 86 ms with 73
-/// letters, at a sixth of effort 5's words per second.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WordEffort(pub u32);
-
-impl WordEffort {
-    /// The largest effort a job may ask for: beyond it the query-time search costs more than
-    /// it gains.
-    pub const MAX: u32 = 100;
-}
-
-impl Default for WordEffort {
-    fn default() -> Self {
-        WordEffort(5)
-    }
-}
 
 #[derive(Debug)]
 struct Entry {
@@ -90,7 +68,7 @@ struct Level {
 /// Words for every element of a permutation group, from Minkwitz's tables (see the module
 /// documentation).
 #[derive(Debug)]
-pub struct GroupWords {
+pub(crate) struct MinkwitzTables {
     /// The degree of the group's permutations.
     degree: usize,
     /// Moved point number of each point, `NONE` for points no generator moves.
@@ -114,7 +92,7 @@ enum Sifted {
     TooLong,
 }
 
-impl GroupWords {
+impl MinkwitzTables {
     /// Builds the tables for `group`.
     ///
     /// # Arguments
@@ -131,26 +109,15 @@ impl GroupWords {
     /// # Complexity
     /// See the module documentation.
     ///
-    /// # Example
-    /// ```
-    /// use orbit_worker::{Limits, SolveContext, group::{GroupWords, Perm, PermGroup, WordEffort}};
-    /// let gens = vec![Perm::parse_cycles("(1,2,3,4)", 4).unwrap(), Perm::parse_cycles("(1,2)", 4).unwrap()];
-    /// let g = PermGroup::new(4, gens.clone(), &SolveContext::detached(), &Limits::default()).unwrap();
-    /// let words = GroupWords::new(&g, WordEffort::default(), &SolveContext::detached(), 1 << 20, "max_job_memory").unwrap();
-    /// let x = Perm::parse_cycles("(1,3)", 4).unwrap();
-    /// let w = words.word_of(&x).unwrap();
-    /// assert_eq!(w.evaluate(&gens, 4), x);
-    /// ```
-    ///
     /// # Reference
     /// Minkwitz (1998), §2–3.
-    pub fn new(
+    pub(crate) fn new(
         group: &PermGroup,
         effort: WordEffort,
         ctx: &SolveContext,
         budget_bytes: u64,
         limit_name: &'static str,
-    ) -> Result<GroupWords, SolveError> {
+    ) -> Result<MinkwitzTables, SolveError> {
         let degree = group.degree();
         let mut to_inner = vec![NONE; degree];
         let mut moved = Vec::new();
@@ -209,7 +176,7 @@ impl GroupWords {
                 }
             })
             .collect();
-        let mut words = GroupWords {
+        let mut words = MinkwitzTables {
             degree,
             to_inner,
             moved,
@@ -234,7 +201,7 @@ impl GroupWords {
     ///
     /// # Complexity
     /// `O(B · k · m)` for the query ball of `B` elements (see the module documentation).
-    pub fn word_of(&self, g: &Perm) -> Option<Word> {
+    pub(crate) fn word_of(&self, g: &Perm) -> Option<Word> {
         if g.degree() != self.degree {
             return None;
         }
@@ -282,12 +249,12 @@ impl GroupWords {
     }
 
     /// Bytes the tables hold (permutations and words).
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.bytes
     }
 
     /// Mean and largest word length of the table entries, for benchmarks.
-    pub fn entry_lengths(&self) -> (f64, u64) {
+    pub(crate) fn entry_lengths(&self) -> (f64, u64) {
         let all: Vec<u64> = self
             .levels
             .iter()

@@ -1,9 +1,12 @@
 //! Words in a group's generators for its members: [`Word`] (the normal form, GAP's notation)
-//! and [`GroupWords`] (Minkwitz's tables of short words for the coset representatives, and the
-//! factorisation of a member through them).
+//! and [`GroupWords`] (the factorisation of a member: Minkwitz's tables of short words for the
+//! coset representatives in general, conjugates of one transposition or 3-cycle for giants of
+//! large degree).
 
+mod giant;
+mod group_words;
 mod minkwitz;
 mod word;
 
-pub use minkwitz::{GroupWords, WordEffort};
+pub use group_words::{GIANT_WORDS_FROM_DEGREE, GroupWords, WordEffort, WordMethod};
 pub use word::{Word, WordLetter};

@@ -1,0 +1,706 @@
+//! [`GiantWords`]: words for the members of a symmetric or alternating group of large degree,
+//! built from one short 3-cycle and its conjugates.
+//!
+//! Minkwitz's tables ([`super::minkwitz`]) hold a permutation per coset of the stabiliser chain:
+//! `m²/2` of them for `Sym(m)`, gigabytes at degree 1,000. A giant needs none of that. Every
+//! even permutation is a product of 3-cycles, every 3-cycle `(a b c)` is a conjugate `e^u` of one
+//! 3-cycle `e = (p q r)` by an element `u` with `p^u = a`, `q^u = b`, `r^u = c`, and an odd member
+//! of `Sym(m)` is an odd generator times an even permutation. So:
+//!
+//! 1. **The base element.** Random words `w` of the Cayley graph are drawn until one has exactly
+//!    one 3-cycle and all its other cycle lengths prime to 3; then `w^K`, `K` the lcm of the
+//!    other lengths, is a 3-cycle. Such words are common (about one in `3m` random elements has
+//!    cycle type `(3, m-3)` or `(3, m-4, 1)`), and among those found the one with the fewest
+//!    letters `K·|w|` is kept. The power is computed and checked, so the element is certain (Las
+//!    Vegas: random only in time).
+//! 2. **Conjugators.** Schreier trees for the point stabiliser chain of `p, q, r`: breadth-first,
+//!    so each coset representative is a shortest path over the level's generators; the
+//!    generators of a level are Schreier generators of the level above, taken from its
+//!    shallowest points and added until the level's group is transitive on the remaining points
+//!    (it is: `Alt(m)` is `(m-2)`-transitive).
+//! 3. **Factoring.** A member's cycles are written as transpositions `(a1 a2)(a1 a3)…(a1 ak)` and
+//!    consecutive pairs become 3-cycles (`(a b)(a c)` is one, `(a b)(c d)` is
+//!    `(a b)(b c)·(b c)(c d)`); each piece is `u⁻¹·e·u`.
+//!
+//! # Complexity
+//! Set-up: `O(S · m)` for `S` sampled words (a few thousand) and `O(g · m · depth)` for the three
+//! trees with `g` generators each. Memory `O(g · m)`. A word: at most `m/2 + 1` pieces, each
+//! `|e| + 2|u|` letters before free reduction, so `O(m² · |w|)` letters: about `5·10⁶` for
+//! `Sym(1000)` from two random generators (`|e|` about 9,000), where Minkwitz's tables do not
+//! fit in memory at all. (For scale: from two generators there are fewer than `4·3^(ℓ-1)` words
+//! of length `ℓ`, so most members of `Alt(1000)` need at least 5,000 letters whatever the method.)
+//!
+//! # Reference
+//! Á. Seress, *Permutation Group Algorithms* (2003), §4.1 (Schreier trees and Schreier
+//! generators) and §10.2 (giants: 3-cycles as powers of random elements, Jordan's theorem).
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::super::perm::Perm;
+use super::super::perm_group::PermGroup;
+use super::group_words::WordEffort;
+use super::word::{GeneratorOrders, Word};
+use crate::context::SolveContext;
+use crate::error::SolveError;
+
+/// Seed of the random search (the base element depends on it, correctness does not).
+const SEED: u64 = 0x6a17_3041;
+const NONE: u32 = u32::MAX;
+/// Bytes of one word letter in memory.
+const LETTER_BYTES: u64 = 16;
+/// Random words drawn after the first base element is found, to find a shorter one, per moved
+/// point and unit of [`WordEffort`] (plus one): a candidate turns up about once in `3m` words.
+const SEARCH_PER_POINT_AND_EFFORT: usize = 8;
+/// Schreier generators a level starts with (more are added until it is transitive): enough that
+/// the level's Schreier graph has a small diameter.
+const LEVEL_GENERATORS: usize = 8;
+
+/// Which giant a group is on the points it moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Giant {
+    Symmetric,
+    Alternating,
+}
+
+/// Whether a group is the symmetric or alternating group of the `m >= 5` points it moves.
+///
+/// The test is exact: transitive on its moved points with order `m!` or `m!/2` (the order is
+/// proven).
+pub(super) fn giant_of_moved_points(group: &PermGroup) -> Option<Giant> {
+    let orbits = group.orbits_ref();
+    let mut nontrivial = orbits.iter().filter(|o| o.len() > 1);
+    let orbit = nontrivial.next()?;
+    if nontrivial.next().is_some() || orbit.len() < 5 {
+        return None;
+    }
+    let factorial: num_bigint::BigUint = (2..=orbit.len() as u64).product();
+    let order = group.order();
+    if order == factorial {
+        Some(Giant::Symmetric)
+    } else if order * 2u32 == factorial {
+        Some(Giant::Alternating)
+    } else {
+        None
+    }
+}
+
+/// One generator of a tree level: the permutation (of the moved points), its inverse and its
+/// word in the job's generators.
+#[derive(Debug)]
+struct Edge {
+    perm: Box<[u32]>,
+    inv: Box<[u32]>,
+    word: Word,
+}
+
+/// A Schreier tree of one level: the stabiliser of the earlier roots acting on the points, a
+/// breadth-first tree from `root` over `edges` (each used forwards or backwards).
+#[derive(Debug)]
+struct TreeLevel {
+    root: u32,
+    edges: Vec<Edge>,
+    /// The parent of each point in the tree (`NONE` outside the orbit; the root is its own).
+    parent: Vec<u32>,
+    /// The edge into each point: `2·i` for `edges[i]`, `2·i + 1` for its inverse.
+    via: Vec<u32>,
+    /// Distance from the root, for choosing shallow points.
+    depth: Vec<u32>,
+}
+
+impl TreeLevel {
+    /// The breadth-first tree of `edges` from `root` on the points `0..m`.
+    fn new(root: u32, edges: Vec<Edge>, m: usize) -> TreeLevel {
+        let mut parent = vec![NONE; m];
+        let mut via = vec![NONE; m];
+        let mut depth = vec![NONE; m];
+        parent[root as usize] = root;
+        depth[root as usize] = 0;
+        let mut queue = std::collections::VecDeque::from([root]);
+        while let Some(x) = queue.pop_front() {
+            for (i, e) in edges.iter().enumerate() {
+                for (dir, step) in [(0, &e.perm), (1, &e.inv)] {
+                    let y = step[x as usize];
+                    if parent[y as usize] == NONE {
+                        parent[y as usize] = x;
+                        via[y as usize] = 2 * i as u32 + dir;
+                        depth[y as usize] = depth[x as usize] + 1;
+                        queue.push_back(y);
+                    }
+                }
+            }
+        }
+        TreeLevel {
+            root,
+            edges,
+            parent,
+            via,
+            depth,
+        }
+    }
+
+    fn orbit_len(&self) -> usize {
+        self.parent.iter().filter(|&&p| p != NONE).count()
+    }
+
+    /// The word of the tree's representative for `p` (it sends the root to `p`).
+    fn word_to(&self, p: u32, orders: &GeneratorOrders) -> Word {
+        let mut steps = Vec::new();
+        let mut x = p;
+        while x != self.root {
+            steps.push(self.via[x as usize]);
+            x = self.parent[x as usize];
+        }
+        let mut w = Word::identity();
+        for &v in steps.iter().rev() {
+            let e = &self.edges[(v / 2) as usize];
+            if v.is_multiple_of(2) {
+                w.append(&e.word, orders);
+            } else {
+                w.append_inverse(&e.word, orders);
+            }
+        }
+        w
+    }
+
+    /// `a` under the inverse of the tree's representative for `p`.
+    fn apply_inverse_of(&self, p: u32, mut a: u32) -> u32 {
+        let mut x = p;
+        while x != self.root {
+            let v = self.via[x as usize];
+            let e = &self.edges[(v / 2) as usize];
+            // The representative ends with this edge; its inverse starts with the edge's inverse.
+            a = if v.is_multiple_of(2) {
+                e.inv[a as usize]
+            } else {
+                e.perm[a as usize]
+            };
+            x = self.parent[x as usize];
+        }
+        a
+    }
+
+    /// The tree's representative for `p`, as images of all `m` points.
+    fn perm_to(&self, p: u32, m: usize) -> Vec<u32> {
+        let mut steps = Vec::new();
+        let mut x = p;
+        while x != self.root {
+            steps.push(self.via[x as usize]);
+            x = self.parent[x as usize];
+        }
+        let mut images: Vec<u32> = (0..m as u32).collect();
+        for &v in steps.iter().rev() {
+            let e = &self.edges[(v / 2) as usize];
+            let step = if v.is_multiple_of(2) { &e.perm } else { &e.inv };
+            images.iter_mut().for_each(|y| *y = step[*y as usize]);
+        }
+        images
+    }
+}
+
+/// Words for every member of `Sym(m)` or `Alt(m)` on the moved points (see the module
+/// documentation).
+#[derive(Debug)]
+pub(crate) struct GiantWords {
+    degree: usize,
+    to_inner: Vec<u32>,
+    moved: Vec<u32>,
+    orders: GeneratorOrders,
+    /// The word of the base element.
+    base_word: Word,
+    /// One tree per point `p, q, r` of the base 3-cycle (in its cycle order): level `j` belongs
+    /// to the stabiliser of the first `j`, rooted at the next.
+    levels: Vec<TreeLevel>,
+    /// For `Sym`: an odd generator (inner images of its inverse, and its one-letter word); an odd
+    /// member is that generator times an even permutation.
+    odd: Option<(Box<[u32]>, Word)>,
+    bytes: u64,
+}
+
+impl GiantWords {
+    /// The base element and the trees for a group that [`giant_of_moved_points`] recognised;
+    /// `effort` scales the search for a short base element.
+    ///
+    /// # Returns
+    /// The structure, [`SolveError::LimitExceeded`] naming `limit_name` beyond `budget_bytes`,
+    /// or [`SolveError::Cancelled`].
+    pub(crate) fn new(
+        group: &PermGroup,
+        giant: Giant,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GiantWords, SolveError> {
+        let degree = group.degree();
+        let mut to_inner = vec![NONE; degree];
+        let mut moved = Vec::new();
+        for x in 0..degree as u32 {
+            if group.generators().iter().any(|g| g.image(x) != x) {
+                to_inner[x as usize] = moved.len() as u32;
+                moved.push(x);
+            }
+        }
+        let m = moved.len();
+        let orders = GeneratorOrders::of(group.generators());
+        let generators: Vec<Edge> = group
+            .generators()
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let perm: Box<[u32]> = moved
+                    .iter()
+                    .map(|&x| to_inner[g.image(x) as usize])
+                    .collect();
+                Edge {
+                    inv: invert(&perm),
+                    perm,
+                    word: Word::letter(i as u32, 1, &orders),
+                }
+            })
+            .filter(|e| !e.word.is_identity())
+            .collect();
+        // Sym: an odd generator exists (even ones generate a subgroup of Alt).
+        let odd = match giant {
+            Giant::Alternating => None,
+            Giant::Symmetric => generators
+                .iter()
+                .find(|e| !is_even(&e.perm))
+                .map(|e| (e.inv.clone(), e.word.clone())),
+        };
+        // The trees' generators: three levels of at most a few dozen permutations, two arrays
+        // each, and three arrays of m per tree.
+        let fixed = 4 * (LEVEL_GENERATORS as u64 * 4 + generators.len() as u64) * 8 * m as u64
+            + 3 * 12 * m as u64;
+        let charge = |bytes: u64| -> Result<(), SolveError> {
+            if bytes > budget_bytes {
+                return Err(SolveError::limit_shown(
+                    format!("words of the giant of degree {degree} ({bytes} bytes)"),
+                    limit_name,
+                    budget_bytes,
+                    format!("{budget_bytes} bytes ({limit_name})"),
+                )
+                .requested(bytes));
+            }
+            Ok(())
+        };
+        charge(fixed)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+        let (support, base_word) = base_element(&generators, &orders, m, effort, &mut rng, ctx)?;
+        let bytes = fixed + base_word.letters().len() as u64 * LETTER_BYTES;
+        charge(bytes)?;
+        let mut levels: Vec<TreeLevel> = Vec::with_capacity(3);
+        levels.push(TreeLevel::new(support[0], generators, m));
+        for j in 1..3 {
+            ctx.check()?;
+            let level = stabiliser_level(&levels[j - 1], support[j], m, &orders, &mut rng);
+            levels.push(level);
+        }
+        for (j, level) in levels.iter().enumerate() {
+            if level.orbit_len() != m - j {
+                return Err(SolveError::Panicked(format!(
+                    "the stabiliser of {j} points of a proven giant on {m} points has an orbit of {} points",
+                    level.orbit_len()
+                )));
+            }
+        }
+        Ok(GiantWords {
+            degree,
+            to_inner,
+            moved,
+            orders,
+            base_word,
+            levels,
+            odd,
+            bytes,
+        })
+    }
+
+    /// Bytes held (trees' generators and the base element's word).
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The length of the base element's word (for benchmarks).
+    pub(crate) fn base_len(&self) -> u64 {
+        self.base_word.len()
+    }
+
+    /// The word of `g`, `Ok(None)` when `g` is not a member, `Err(letters)` as soon as the word
+    /// would be longer than `max_letters`.
+    pub(crate) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+        if g.degree() != self.degree {
+            return Ok(None);
+        }
+        for (x, &i) in self.to_inner.iter().enumerate() {
+            if i == NONE && g.image(x as u32) != x as u32 {
+                return Ok(None);
+            }
+        }
+        let inner: Vec<u32> = self
+            .moved
+            .iter()
+            .map(|&x| self.to_inner[g.image(x) as usize])
+            .collect();
+        if inner.contains(&NONE) {
+            return Ok(None);
+        }
+        let mut w = Word::identity();
+        let mut even = inner;
+        if let Some((odd_inv, odd_word)) = &self.odd
+            && !is_even(&even)
+        {
+            // g = s · (s⁻¹ g): first the odd generator, then an even permutation.
+            w.append(odd_word, &self.orders);
+            even = (0..even.len()).map(|x| even[odd_inv[x] as usize]).collect();
+        }
+        let transpositions = transpositions_of(&even);
+        if transpositions.len() % 2 == 1 {
+            return Ok(None);
+        }
+        let mut piece = |targets: [u32; 3]| -> Result<(), u64> {
+            let u = self.conjugator(&targets);
+            w.append_inverse(&u, &self.orders);
+            w.append(&self.base_word, &self.orders);
+            w.append(&u, &self.orders);
+            if w.len() > max_letters {
+                return Err(w.len());
+            }
+            Ok(())
+        };
+        for pair in transpositions.chunks(2) {
+            let ((a, b), (c, d)) = (pair[0], pair[1]);
+            if a == c || a == d || b == c || b == d {
+                piece(three_cycle((a, b), (c, d)))?;
+            } else {
+                piece(three_cycle((a, b), (b, c)))?;
+                piece(three_cycle((b, c), (c, d)))?;
+            }
+        }
+        Ok(Some(w))
+    }
+
+    /// The word of an element `u` with `support[j]^u = targets[j]` for every `j`, from the
+    /// trees: `u = w_{c-1} ⋯ w_0` with `w_j` the representative of level `j` for the image of
+    /// `targets[j]` under `(w_{j-1} ⋯ w_0)⁻¹`.
+    fn conjugator(&self, targets: &[u32]) -> Word {
+        let mut chosen: Vec<u32> = Vec::with_capacity(targets.len());
+        for (j, &a) in targets.iter().enumerate() {
+            let mut t = a;
+            for (level, &p) in self.levels.iter().zip(&chosen) {
+                t = level.apply_inverse_of(p, t);
+            }
+            debug_assert_ne!(self.levels[j].parent[t as usize], NONE);
+            chosen.push(t);
+        }
+        let mut u = Word::identity();
+        for (level, &p) in self.levels.iter().zip(&chosen).rev() {
+            u.append(&level.word_to(p, &self.orders), &self.orders);
+        }
+        u
+    }
+}
+
+/// The tree of the stabiliser of `above.root` (within `above`'s group), rooted at `root`: its
+/// generators are Schreier generators `u_p · s · u_{p^s}⁻¹` of `above`, from its shallowest
+/// points first (shortest words), added until the tree reaches every point but the fixed ones.
+fn stabiliser_level(
+    above: &TreeLevel,
+    root: u32,
+    m: usize,
+    orders: &GeneratorOrders,
+    rng: &mut ChaCha8Rng,
+) -> TreeLevel {
+    let mut points: Vec<u32> = (0..m as u32)
+        .filter(|&p| above.parent[p as usize] != NONE)
+        .collect();
+    // Shallow points first, in random order within a depth.
+    points.shuffle(rng);
+    points.sort_by_key(|&p| above.depth[p as usize]);
+    let target = above.orbit_len() - 1;
+    let mut edges: Vec<Edge> = Vec::new();
+    let mut level = TreeLevel::new(root, Vec::new(), m);
+    let mut wanted = LEVEL_GENERATORS;
+    'points: for &p in &points {
+        let up: Vec<u32> = above.perm_to(p, m);
+        for s in &above.edges {
+            for dir in 0..2 {
+                let step = if dir == 0 { &s.perm } else { &s.inv };
+                let q = step[p as usize];
+                if above.parent[q as usize] == NONE {
+                    continue;
+                }
+                // u_p s u_q^-1 fixes the root of `above`.
+                let uq = above.perm_to(q, m);
+                let uq_inv = invert(&uq);
+                let perm: Box<[u32]> = up
+                    .iter()
+                    .map(|&x| uq_inv[step[x as usize] as usize])
+                    .collect();
+                if perm.iter().enumerate().all(|(x, &y)| x as u32 == y)
+                    || edges.iter().any(|e| e.perm == perm)
+                {
+                    continue;
+                }
+                let mut word = above.word_to(p, orders);
+                if dir == 0 {
+                    word.append(&s.word, orders);
+                } else {
+                    word.append_inverse(&s.word, orders);
+                }
+                word.append_inverse(&above.word_to(q, orders), orders);
+                edges.push(Edge {
+                    inv: invert(&perm),
+                    perm,
+                    word,
+                });
+                if edges.len() >= wanted {
+                    level = TreeLevel::new(root, std::mem::take(&mut edges), m);
+                    if level.orbit_len() >= target {
+                        break 'points;
+                    }
+                    edges = std::mem::take(&mut level.edges);
+                    wanted += LEVEL_GENERATORS;
+                }
+            }
+        }
+    }
+    if !edges.is_empty() {
+        level = TreeLevel::new(root, edges, m);
+    }
+    level
+}
+
+/// Finds the base element: a word `w^K` that is a 3-cycle (see the module documentation).
+/// Returns its points in cycle order and its word.
+fn base_element(
+    generators: &[Edge],
+    orders: &GeneratorOrders,
+    m: usize,
+    effort: WordEffort,
+    rng: &mut ChaCha8Rng,
+    ctx: &SolveContext,
+) -> Result<([u32; 3], Word), SolveError> {
+    let search_after_first = SEARCH_PER_POINT_AND_EFFORT * m.max(64) * (effort.0 as usize + 1);
+    // The cheapest (letters K·|w|) candidate so far: (cost, K, word of w, w).
+    let mut best: Option<(u128, u64, Word, Vec<u32>)> = None;
+    let mut since_first = 0usize;
+    let mut walk_len = 2 * (usize::BITS - m.leading_zeros()) as usize + 4;
+    let mut drawn = 0usize;
+    let mut seen = vec![false; m];
+    while best.is_none() || since_first < search_after_first {
+        drawn += 1;
+        if drawn.is_multiple_of(64) {
+            ctx.check()?;
+        }
+        if best.is_none() && drawn.is_multiple_of(4 * m) {
+            walk_len += walk_len / 2;
+        }
+        // One random walk; every prefix is a candidate.
+        let mut t: Vec<u32> = (0..m as u32).collect();
+        let mut w = Word::identity();
+        let mut last: Option<(usize, bool)> = None;
+        for _ in 0..walk_len {
+            let (g, inverse) = loop {
+                let g = rng.random_range(0..generators.len());
+                let inverse = rng.random_bool(0.5);
+                if last != Some((g, !inverse)) {
+                    break (g, inverse);
+                }
+            };
+            last = Some((g, inverse));
+            let e = &generators[g];
+            let step = if inverse { &e.inv } else { &e.perm };
+            t.iter_mut().for_each(|x| *x = step[*x as usize]);
+            if inverse {
+                w.append_inverse(&e.word, orders);
+            } else {
+                w.append(&e.word, orders);
+            }
+            if best.is_some() {
+                since_first += 1;
+            }
+            if let Some(k) = jordan_power(&t, 3, &mut seen) {
+                let cost = k as u128 * w.len() as u128;
+                if best.as_ref().is_none_or(|b| cost < b.0) {
+                    best = Some((cost, k, w.clone(), t.clone()));
+                }
+            }
+        }
+    }
+    let (_, k, w, t) = best.expect("the loop ends with a candidate");
+    let mut word = Word::identity();
+    for _ in 0..k {
+        word.append(&w, orders);
+    }
+    // The element itself, computed and checked: a single 3-cycle.
+    let mut e: Vec<u32> = (0..m as u32).collect();
+    let mut power = t.clone();
+    let mut k_left = k;
+    while k_left > 0 {
+        if k_left & 1 == 1 {
+            e = e.iter().map(|&x| power[x as usize]).collect();
+        }
+        power = power.iter().map(|&x| power[x as usize]).collect();
+        k_left >>= 1;
+    }
+    let moved: Vec<u32> = (0..m as u32).filter(|&x| e[x as usize] != x).collect();
+    if moved.len() != 3 {
+        return Err(SolveError::Panicked(format!(
+            "the power of a Jordan element moves {} points, not 3",
+            moved.len()
+        )));
+    }
+    let p = moved[0];
+    let q = e[p as usize];
+    Ok(([p, q, e[q as usize]], word))
+}
+
+/// `Some(K)` when `t` has exactly one cycle of length `cycle` and every other cycle length is
+/// prime to `cycle` (then `t^K`, `K` the lcm of the other lengths, is a single `cycle`-cycle);
+/// `None` otherwise or when `K` exceeds `2^40`.
+fn jordan_power(t: &[u32], cycle: usize, seen: &mut [bool]) -> Option<u64> {
+    seen.iter_mut().for_each(|s| *s = false);
+    let mut found = false;
+    let mut k: u64 = 1;
+    for start in 0..t.len() {
+        if seen[start] {
+            continue;
+        }
+        let mut len = 0usize;
+        let mut x = start;
+        while !seen[x] {
+            seen[x] = true;
+            x = t[x] as usize;
+            len += 1;
+        }
+        if len == cycle {
+            if found {
+                return None;
+            }
+            found = true;
+        } else if len.is_multiple_of(cycle) {
+            return None;
+        } else {
+            let len = len as u64;
+            k = k / gcd(k, len) * len;
+            if k > 1 << 40 {
+                return None;
+            }
+        }
+    }
+    found.then_some(k)
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// A permutation (images of `0..m`) as transpositions multiplied left to right: each cycle
+/// `(a1 a2 … ak)` as `(a1 a2)(a1 a3)…(a1 ak)`.
+fn transpositions_of(images: &[u32]) -> Vec<(u32, u32)> {
+    let mut seen = vec![false; images.len()];
+    let mut out = Vec::new();
+    for start in 0..images.len() as u32 {
+        if seen[start as usize] {
+            continue;
+        }
+        seen[start as usize] = true;
+        let mut x = images[start as usize];
+        while x != start {
+            seen[x as usize] = true;
+            out.push((start, x));
+            x = images[x as usize];
+        }
+    }
+    out
+}
+
+/// The 3-cycle `(a b)(c d)` (left to right) of two transpositions sharing one point, as the
+/// images `[x, x', x'']` of one of its points.
+fn three_cycle(first: (u32, u32), second: (u32, u32)) -> [u32; 3] {
+    let apply = |t: (u32, u32), x: u32| {
+        if x == t.0 {
+            t.1
+        } else if x == t.1 {
+            t.0
+        } else {
+            x
+        }
+    };
+    let product = |x: u32| apply(second, apply(first, x));
+    let x = first.0;
+    let y = product(x);
+    [x, y, product(y)]
+}
+
+/// Whether a permutation (images of `0..m`) is even: `m` minus its number of cycles is even.
+fn is_even(p: &[u32]) -> bool {
+    let mut seen = vec![false; p.len()];
+    let mut cycles = 0;
+    for start in 0..p.len() {
+        if !seen[start] {
+            cycles += 1;
+            let mut x = start;
+            while !seen[x] {
+                seen[x] = true;
+                x = p[x] as usize;
+            }
+        }
+    }
+    (p.len() - cycles).is_multiple_of(2)
+}
+
+fn invert(p: &[u32]) -> Box<[u32]> {
+    let mut inv = vec![0u32; p.len()].into_boxed_slice();
+    for (x, &y) in p.iter().enumerate() {
+        inv[y as usize] = x as u32;
+    }
+    inv
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transpositions_multiply_back_to_the_cycles() {
+        // (0 3 1)(2 4): 0->3, 3->1, 1->0, 2->4, 4->2.
+        let images = [3u32, 0, 4, 1, 2];
+        let ts = transpositions_of(&images);
+        let mut x: Vec<u32> = (0..5).collect();
+        for &(a, b) in &ts {
+            for y in x.iter_mut() {
+                if *y == a {
+                    *y = b;
+                } else if *y == b {
+                    *y = a;
+                }
+            }
+        }
+        assert_eq!(x, images);
+    }
+
+    #[test]
+    fn jordan_powers() {
+        let mut seen = vec![false; 8];
+        // (0 1)(2 3 4)(5 6 7): one 2-cycle, others odd: K = 3.
+        let t = [1u32, 0, 3, 4, 2, 6, 7, 5];
+        assert_eq!(jordan_power(&t, 2, &mut seen), Some(3));
+        // Two 3-cycles: no 3-cycle power.
+        assert_eq!(jordan_power(&t, 3, &mut seen), None);
+        // (0 1 2)(3 4)(5 6 7 ...) none: 4-cycle (3 4 5 6) with the 3-cycle: K = 4.
+        let t = [1u32, 2, 0, 4, 5, 6, 3, 7];
+        assert_eq!(jordan_power(&t, 3, &mut seen), Some(4));
+    }
+
+    #[test]
+    fn three_cycle_of_two_transpositions() {
+        // (0 1)(0 2) left to right: 0 -> 1, 1 -> 0 -> 2, 2 -> 0.
+        assert_eq!(three_cycle((0, 1), (0, 2)), [0, 1, 2]);
+    }
+}

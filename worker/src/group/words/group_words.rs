@@ -1,0 +1,168 @@
+//! [`GroupWords`]: a word in the generators for every member of a group, by the method that
+//! suits it: Minkwitz's tables ([`MinkwitzTables`]) in general, conjugates of one 3-cycle
+//! ([`GiantWords`]) for symmetric and alternating groups of large degree, whose
+//! tables would not fit in memory.
+
+use super::giant::{GiantWords, giant_of_moved_points};
+use super::minkwitz::MinkwitzTables;
+use super::word::Word;
+use crate::context::SolveContext;
+use crate::error::SolveError;
+use crate::group::{Perm, PermGroup};
+
+/// How much work to spend on short words: a trade-off between set-up time and word length.
+///
+/// `effort` 0 fills the tables only (fastest set-up, longest words); each unit adds one round of
+/// improvement of the tables and widens the search at query time (a ball of `96 · effort`
+/// elements of the Cayley graph is tried for each member). The default is 5; at most
+/// [`WordEffort::MAX`]. Measured on Rubik's cube group (BENCHMARKS.md): effort 0 sets up in
+/// 24 ms with words of 240 letters on average, 5 in 26 ms with 93 letters, 30 in 86 ms with 73
+/// letters, at a sixth of effort 5's words per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WordEffort(pub u32);
+
+impl WordEffort {
+    /// The largest effort a job may ask for: beyond it the query-time search costs more than
+    /// it gains.
+    pub const MAX: u32 = 100;
+}
+
+impl Default for WordEffort {
+    fn default() -> Self {
+        WordEffort(5)
+    }
+}
+
+/// Moved points from which a giant gets its words from conjugates of a 3-cycle rather than from Minkwitz's tables. Below it the tables' words are shorter (measured
+/// on `Sym(m)` and `Alt(m)` from two random generators, BENCHMARKS.md); above it they also grow
+/// as `m³` in memory.
+pub const GIANT_WORDS_FROM_DEGREE: usize = 24;
+
+/// Words for every element of a permutation group: [`GroupWords::word_of`] gives a word for a
+/// member and `None` for anything else. Every word is exact (the methods are Las Vegas: random
+/// only in their running time).
+#[derive(Debug)]
+pub struct GroupWords {
+    method: Method,
+}
+
+#[derive(Debug)]
+enum Method {
+    Minkwitz(MinkwitzTables),
+    Giant(GiantWords),
+}
+
+/// Which method a [`GroupWords`] uses (for benchmarks and reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WordMethod {
+    /// Minkwitz's tables of short words for the coset representatives of the stabiliser chain.
+    Minkwitz,
+    /// Conjugates of one 3-cycle of the moved points (and an odd generator for `Sym`).
+    Giant,
+}
+
+impl GroupWords {
+    /// Builds the words' structure for `group`.
+    ///
+    /// # Arguments
+    /// * `group` — the group, whose base and basic orbit lengths (or giant proof) are proven.
+    /// * `effort` — the set-up/length trade-off ([`WordEffort`]).
+    /// * `ctx` — cancellation and progress.
+    /// * `budget_bytes` — the memory the structure may take; `limit_name` names the limit that
+    ///   set it in the error.
+    ///
+    /// # Returns
+    /// The structure, [`SolveError::LimitExceeded`] naming `limit_name` when it would need more
+    /// than `budget_bytes`, or [`SolveError::Cancelled`].
+    ///
+    /// # Complexity
+    /// Minkwitz's tables: see `minkwitz.rs`; giants of degree `m >=`
+    /// [`GIANT_WORDS_FROM_DEGREE`]: `O(S · m)` for a few thousand sampled words `S`.
+    ///
+    /// # Example
+    /// ```
+    /// use orbit_worker::{Limits, SolveContext, group::{GroupWords, Perm, PermGroup, WordEffort}};
+    /// let gens = vec![Perm::parse_cycles("(1,2,3,4)", 4).unwrap(), Perm::parse_cycles("(1,2)", 4).unwrap()];
+    /// let g = PermGroup::new(4, gens.clone(), &SolveContext::detached(), &Limits::default()).unwrap();
+    /// let words = GroupWords::new(&g, WordEffort::default(), &SolveContext::detached(), 1 << 20, "max_job_memory").unwrap();
+    /// let x = Perm::parse_cycles("(1,3)", 4).unwrap();
+    /// let w = words.word_of(&x).unwrap();
+    /// assert_eq!(w.evaluate(&gens, 4), x);
+    /// ```
+    ///
+    /// # Reference
+    /// T. Minkwitz, "An algorithm for solving the factorization problem in permutation groups",
+    /// *J. Symbolic Computation* 26 (1998) 89–95; Seress, *Permutation Group Algorithms*
+    /// (2003), §10.2.
+    pub fn new(
+        group: &PermGroup,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GroupWords, SolveError> {
+        let method = match giant_of_moved_points(group) {
+            Some(giant) if group.moved_points() >= GIANT_WORDS_FROM_DEGREE => Method::Giant(
+                GiantWords::new(group, giant, effort, ctx, budget_bytes, limit_name)?,
+            ),
+            _ => Method::Minkwitz(MinkwitzTables::new(
+                group,
+                effort,
+                ctx,
+                budget_bytes,
+                limit_name,
+            )?),
+        };
+        Ok(GroupWords { method })
+    }
+
+    /// The word of `g`, or `None` when `g` is not a member (or has another degree).
+    ///
+    /// # Complexity
+    /// Minkwitz: `O(B · k · m)` for the query ball of `B` elements; giants: `O(m · (|e| + c·t))`
+    /// for the base element's word `e` and `c <= 3` tree paths of `t` letters per piece.
+    pub fn word_of(&self, g: &Perm) -> Option<Word> {
+        match self.word_of_at_most(g, u64::MAX) {
+            Ok(w) => w,
+            Err(_) => unreachable!("no word is longer than u64::MAX letters"),
+        }
+    }
+
+    /// Like [`word_of`](Self::word_of), but stops as soon as the word is known to be longer than
+    /// `max_letters`: `Err(letters)` with the letters reached, so no word beyond a job's cap is
+    /// ever built in full.
+    pub fn word_of_at_most(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+        match &self.method {
+            Method::Minkwitz(tables) => match tables.word_of(g) {
+                Some(w) if w.len() > max_letters => Err(w.len()),
+                w => Ok(w),
+            },
+            Method::Giant(giant) => giant.word_of(g, max_letters),
+        }
+    }
+
+    /// Which method the words come from.
+    pub fn method(&self) -> WordMethod {
+        match self.method {
+            Method::Minkwitz(_) => WordMethod::Minkwitz,
+            Method::Giant(_) => WordMethod::Giant,
+        }
+    }
+
+    /// Bytes held (permutations and words).
+    pub fn bytes(&self) -> u64 {
+        match &self.method {
+            Method::Minkwitz(tables) => tables.bytes(),
+            Method::Giant(giant) => giant.bytes(),
+        }
+    }
+
+    /// Mean and largest word length of the table entries (Minkwitz), or the base element's word
+    /// length twice (giants), for benchmarks.
+    pub fn entry_lengths(&self) -> (f64, u64) {
+        match &self.method {
+            Method::Minkwitz(tables) => tables.entry_lengths(),
+            Method::Giant(giant) => (giant.base_len() as f64, giant.base_len()),
+        }
+    }
+}
