@@ -40,6 +40,7 @@ const M24: [&str; 3] = [
 const CASES: &[&str] = &[
     "rubik",
     "m24",
+    "sym3_60_copies",
     "sym16_random",
     "sym30_random",
     "sym100_random",
@@ -146,6 +147,7 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
     match name {
         "rubik" => (48, parse(&RUBIK, 48)),
         "m24" => (24, parse(&M24, 24)),
+        "sym3_60_copies" => (180, sym3_copies(60)),
         "sym16_random" => (16, random_pair(16, 16)),
         "sym30_random" => (30, random_pair(30, 30)),
         "sym100_random" => (100, random_pair(100, 100)),
@@ -170,6 +172,21 @@ fn random_pair(d: usize, seed: u64) -> Vec<Perm> {
         }
     }
     out
+}
+
+/// `copies` disjoint copies of Sym(3), each by a 3-cycle and a transposition: a base of length
+/// `2 · copies` with short basic orbits.
+fn sym3_copies(copies: usize) -> Vec<Perm> {
+    let d = 3 * copies;
+    (0..copies)
+        .flat_map(|b| {
+            let p = 3 * b + 1;
+            [
+                Perm::parse_cycles(&format!("({},{},{})", p, p + 1, p + 2), d).expect("cycles"),
+                Perm::parse_cycles(&format!("({},{})", p, p + 1), d).expect("cycles"),
+            ]
+        })
+        .collect()
 }
 
 /// Two random even permutations (they generate Alt(d) with high probability).

@@ -40,7 +40,7 @@ pub struct Limits {
     pub max_reported_moves: u64,
     /// Letters (the sum of the exponents' absolute values) of the words one group answer may
     /// report in all; beyond it the job gets RESOURCE_EXHAUSTED naming this limit. Words are
-    /// off unless asked for; Sym(1000) needs thousands of letters a word.
+    /// off unless asked for; a word of Sym(1000) from two random generators has about 3 million.
     pub max_word_letters: u64,
     /// Moves of the token puzzle one job may report in all (the move sequences a `puzzle` job
     /// asks for); beyond it the job gets RESOURCE_EXHAUSTED naming this limit.
