@@ -460,7 +460,7 @@ fn puzzle_moves_cap_and_cancellation() {
 
 #[test]
 fn puzzle_moves_cancelled_mid_target() {
-    // A large grid target takes many steps; cancelling from another thread stops it.
+    // A large grid target takes many steps; cancelling from another thread stops it quickly.
     let mut rng = ChaCha8Rng::seed_from_u64(5005);
     let n = 150 * 150;
     let e = grid(150, 150);
@@ -477,13 +477,19 @@ fn puzzle_moves_cancelled_mid_target() {
     };
     let flag = CancelFlag::new();
     let ctx = SolveContext::new(flag.clone(), None);
-    let t0 = std::time::Instant::now();
     let handle = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(300));
         flag.cancel();
+        std::time::Instant::now()
     });
     let r = solve_puzzle_moves(&p, &ctx, &Limits::default(), &mut budget());
-    handle.join().unwrap();
+    let ended = std::time::Instant::now();
+    let cancelled_at = handle.join().unwrap();
     assert_eq!(r, Err(SolveError::Cancelled));
-    assert!(t0.elapsed() < std::time::Duration::from_secs(20));
+    // Within the 100 ms the server promises from the cancel to a free worker.
+    let latency = ended.saturating_duration_since(cancelled_at);
+    assert!(
+        latency < std::time::Duration::from_millis(100),
+        "took {latency:?} to stop"
+    );
 }
