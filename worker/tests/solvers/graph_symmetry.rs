@@ -53,7 +53,7 @@ fn adjacency_matrix(g: &UndirectedGraph) -> Vec<Vec<bool>> {
 }
 
 /// Every automorphism of `g` (colours kept), by trying every permutation.
-fn brute_automorphisms(g: &UndirectedGraph) -> Vec<Vec<u32>> {
+pub(crate) fn brute_automorphisms(g: &UndirectedGraph) -> Vec<Vec<u32>> {
     let a = adjacency_matrix(g);
     let mut found = Vec::new();
     for_each_permutation(g.vertices as usize, |p| {
@@ -121,7 +121,12 @@ fn solve(g: &UndirectedGraph) -> orbit_worker::graph::GraphAnswer {
     .unwrap()
 }
 
-fn random_graph(rng: &mut ChaCha8Rng, n: u32, density: f64, colours: u64) -> UndirectedGraph {
+pub(crate) fn random_graph(
+    rng: &mut ChaCha8Rng,
+    n: u32,
+    density: f64,
+    colours: u64,
+) -> UndirectedGraph {
     let mut edges = Vec::new();
     for u in 0..n {
         for v in u + 1..n {
@@ -247,7 +252,7 @@ fn canonical_forms_separate_exactly_the_isomorphism_classes_up_to_six_vertices()
 }
 
 #[test]
-fn random_graphs_up_to_nine_vertices_match_brute_force() {
+pub(crate) fn random_graphs_up_to_nine_vertices_match_brute_force() {
     let mut rng = ChaCha8Rng::seed_from_u64(1818);
     for case in 0..120 {
         let n = rng.random_range(6..=9);
@@ -315,7 +320,7 @@ fn graph(n: u32, edges: impl IntoIterator<Item = (u32, u32)>) -> UndirectedGraph
 }
 
 /// The generalised Petersen graph GP(n, k): outer cycle, spokes, inner star polygon.
-fn generalised_petersen(n: u32, k: u32) -> UndirectedGraph {
+pub(crate) fn generalised_petersen(n: u32, k: u32) -> UndirectedGraph {
     let mut edges = Vec::new();
     for i in 0..n {
         edges.push((i, (i + 1) % n));
@@ -341,7 +346,7 @@ fn hypercube(d: u32) -> UndirectedGraph {
 /// The buckminsterfullerene graph: the truncated icosahedron, built from the icosahedron's
 /// coordinates `(0, ±1, ±φ)` and cyclic shifts; a vertex per directed edge `u → v` of the
 /// icosahedron, joined to `v → u` and to `u → w` for the neighbours `w` of `u` adjacent to `v`.
-fn buckminsterfullerene() -> UndirectedGraph {
+pub(crate) fn buckminsterfullerene() -> UndirectedGraph {
     let phi = (1.0 + 5f64.sqrt()) / 2.0;
     let mut points = Vec::new();
     for s1 in [-1.0, 1.0] {
