@@ -153,14 +153,15 @@ fn dreadnaut_secs(g: &UndirectedGraph) -> Option<f64> {
         adjacency[u.min(v) as usize].push(u.max(v));
     }
     let mut input = format!("n={n} g\n");
+    // `v: w w ...;` per vertex; the last ends with `.` instead of `;`.
     for (v, list) in adjacency.iter().enumerate() {
         input.push_str(&format!("{v}:"));
         for w in list {
             input.push_str(&format!(" {w}"));
         }
-        input.push_str(";\n");
+        input.push_str(if v + 1 == n { ".\n" } else { ";\n" });
     }
-    input.push_str(". -a -m c x x x q\n");
+    input.push_str("-a -m c x x x q\n");
     let mut child = Command::new("dreadnaut")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -214,7 +215,10 @@ fn main() {
         let job = GraphJob { graph: g.clone() };
         let mut order = String::new();
         let total = min_cpu_secs(3, || {
-            order = solve_graph(&job, &ctx, &limits).expect("job").order.to_string();
+            order = solve_graph(&job, &ctx, &limits)
+                .expect("job")
+                .order
+                .to_string();
         });
         if order.len() > 11 {
             order = format!("~1e{}", order.len() - 1);

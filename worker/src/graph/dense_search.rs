@@ -23,8 +23,12 @@ pub const MAX_DENSE_VERTICES: u64 = 32_768;
 pub struct SearchResult {
     /// `labelling[i]` is the vertex placed at canonical position `i`.
     pub labelling: Vec<u32>,
-    /// Generators of the automorphism group (of the coloured graph); none for a trivial group.
+    /// Generators of the automorphism group (of the coloured graph), in the order found; none for
+    /// a trivial group. They form a strong generating set relative to the first path's vertices.
     pub generators: Vec<Perm>,
+    /// `stabilised[i]`: the first-path vertex of the level generator `i` was found at (it fixes
+    /// the first-path vertices above it); see [`order_from_search`](super::order_from_search).
+    pub stabilised: Vec<u32>,
 }
 
 /// Bytes the dense search allocates for a graph of `n` vertices, its generators aside: the
@@ -50,6 +54,7 @@ pub fn generator_bytes(n: u64) -> u64 {
 struct SearchState {
     vertices: usize,
     generators: Vec<Perm>,
+    stabilised: Vec<u32>,
     generator_budget: u64,
     cancel: CancelWatch,
     stop: Option<SolveError>,
@@ -91,7 +96,7 @@ fn on_node(
     stop_if_cancelled();
 }
 
-fn on_automorphism(_: u32, perm: &mut [u32], _: &mut [u32], _: u32, _: u32, _: u32) {
+fn on_automorphism(_: u32, perm: &mut [u32], _: &mut [u32], _: u32, stabilised: u32, _: u32) {
     let stop = SEARCH.with_borrow_mut(|state| {
         let Some(s) = state else { return false };
         let n = s.vertices;
@@ -112,7 +117,10 @@ fn on_automorphism(_: u32, perm: &mut [u32], _: &mut [u32], _: u32, _: u32, _: u
             return true;
         }
         match Perm::from_images(perm[..n].to_vec(), "automorphism") {
-            Ok(p) => s.generators.push(p),
+            Ok(p) => {
+                s.generators.push(p);
+                s.stabilised.push(stabilised);
+            }
             Err(e) => {
                 s.stop = Some(SolveError::Panicked(format!("the search reported a non-permutation: {e}")));
                 return true;
@@ -190,6 +198,7 @@ pub fn dense_search(
         return Ok(SearchResult {
             labelling: Vec::new(),
             generators: Vec::new(),
+            stabilised: Vec::new(),
         });
     }
     let words = words_needed(n);
@@ -229,6 +238,7 @@ pub fn dense_search(
         *state = Some(SearchState {
             vertices: n,
             generators: Vec::new(),
+            stabilised: Vec::new(),
             generator_budget,
             cancel: ctx.cancel_watch(),
             stop: None,
@@ -267,5 +277,6 @@ pub fn dense_search(
     Ok(SearchResult {
         labelling,
         generators: state.generators,
+        stabilised: state.stabilised,
     })
 }

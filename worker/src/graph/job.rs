@@ -5,10 +5,11 @@ use num_bigint::BigUint;
 
 use super::canonical_form::{CanonicalForm, canonical_labels};
 use super::dense_search::{MAX_DENSE_VERTICES, dense_search, dense_search_bytes, generator_bytes};
+use super::search_order::order_from_search;
 use super::undirected_graph::UndirectedGraph;
 use crate::context::SolveContext;
 use crate::error::SolveError;
-use crate::group::{PermGroup, chain_budget, perm_group_memory_estimate};
+use crate::group::{Perm, orbits_of};
 use crate::limits::Limits;
 use crate::memory::SMALL_ALLOCATIONS;
 
@@ -31,7 +32,7 @@ pub struct GraphAnswer {
     /// The orbits of the group on the vertices, each sorted, ordered by their least vertex.
     pub orbits: Vec<Vec<u32>>,
     /// Generators of the group, as image arrays (none for the trivial group).
-    pub generators: Vec<crate::group::Perm>,
+    pub generators: Vec<Perm>,
     /// `canonical_labels[v]` is vertex `v`'s position in the canonical labelling (stable within
     /// a release of Orbit, not across releases).
     pub canonical_labels: Vec<u32>,
@@ -47,35 +48,20 @@ fn generator_budget(n: u64) -> u64 {
         .min(MAX_GENERATOR_BYTES)
 }
 
-/// The limits the automorphism group is built under: the graph kind's own sizes replace the
-/// group kind's degree and permutation limits.
-fn group_limits(limits: &Limits, n: u64, generators: u64) -> Limits {
-    Limits {
-        max_degree: limits.max_degree.max(n),
-        max_permutation_entries: limits
-            .max_permutation_entries
-            .max(n.saturating_mul(generators)),
-        ..limits.clone()
-    }
-}
-
-/// The parts of [`graph_memory_estimate`] that do not depend on the stabiliser chain.
+/// The parts of [`graph_memory_estimate`]: the search, the generators' budget, the union-find
+/// and orbits (`24n`), and the answer (labels, canonical form and their protobuf copies: `48n +
+/// 24m`).
 fn fixed_bytes(n: u64, m: u64) -> u64 {
-    let budget = generator_budget(n);
-    let generators = budget / generator_bytes(n).max(1);
     dense_search_bytes(n)
-        .saturating_add(budget)
-        .saturating_add(perm_group_memory_estimate(n, generators))
-        // The orbits, labels, canonical form (its edges sorted) and their copies in the answer.
-        .saturating_add(n.saturating_mul(48))
+        .saturating_add(generator_budget(n))
+        .saturating_add(n.saturating_mul(24 + 48))
         .saturating_add(m.saturating_mul(24))
         .saturating_add(SMALL_ALLOCATIONS)
 }
 
 /// Upper bound on the bytes [`solve_graph`] allocates: the dense search ([`dense_search_bytes`]),
-/// the generators (at most `n - 1` of `8n` bytes each, capped by [`MAX_GENERATOR_BYTES`]), the
-/// group engine on them ([`perm_group_memory_estimate`]) and its stabiliser chain
-/// ([`chain_budget`]), and the answer.
+/// the generators (at most `n - 1` of `8n` bytes each, capped by [`MAX_GENERATOR_BYTES`] and
+/// charged as they are found), the orbits and the order, and the answer.
 ///
 /// ```
 /// use orbit_worker::Limits;
@@ -83,10 +69,8 @@ fn fixed_bytes(n: u64, m: u64) -> u64 {
 /// let job = GraphJob { graph: UndirectedGraph { vertices: 1_000, edges: vec![], colours: None } };
 /// assert!(graph_memory_estimate(&job, &Limits::default()) < 2 << 30);
 /// ```
-pub fn graph_memory_estimate(job: &GraphJob, limits: &Limits) -> u64 {
-    let n = u64::from(job.graph.vertices);
-    let fixed = fixed_bytes(n, job.graph.edges.len() as u64);
-    fixed.saturating_add(chain_budget(limits, fixed))
+pub fn graph_memory_estimate(job: &GraphJob, _limits: &Limits) -> u64 {
+    fixed_bytes(u64::from(job.graph.vertices), job.graph.edges.len() as u64)
 }
 
 /// Checks a graph job before it is queued: a simple graph within the graph kind's limits.
@@ -111,18 +95,18 @@ pub fn validate_graph_job(job: &GraphJob) -> Result<(), SolveError> {
     Ok(())
 }
 
-/// The automorphism group of a graph (exact order, orbits, generators, through Orbit's group
-/// engine) and its canonical labelling and form.
+/// The automorphism group of a graph (generators, exact order from them as a strong generating
+/// set, orbits by the group engine's orbit algorithm) and its canonical labelling and form.
 ///
 /// # Arguments
-/// `job` (checked by [`validate_graph_job`]), `ctx` (cancellation), `limits` (memory).
+/// `job` (checked by [`validate_graph_job`]), `ctx` (cancellation), `limits` (`max_job_memory`
+/// bounds the generators' budget).
 ///
 /// # Errors
 /// [`SolveError::Cancelled`]; [`SolveError::LimitExceeded`] when the generators or the
 /// stabiliser chain outgrow their budgets.
 ///
-/// Complexity: the search (see [`dense_search`]) and Schreier–Sims on its generators (nearly
-/// linear in `n` per generator for the small-base groups of most graphs).
+/// Complexity: the search (see [`dense_search`]), then O(k · n) for k generators.
 ///
 /// ```
 /// use orbit_worker::{Limits, SolveContext};
@@ -134,8 +118,8 @@ pub fn validate_graph_job(job: &GraphJob) -> Result<(), SolveError> {
 /// assert_eq!(answer.orbits, vec![vec![0, 1, 2, 3, 4]]);
 /// ```
 ///
-/// Reference: McKay and Piperno, "Practical graph isomorphism, II" (2014); Seress, *Permutation
-/// Group Algorithms* (2003), ch. 4 (the order from the generators).
+/// Reference: McKay and Piperno, "Practical graph isomorphism, II" (2014); McKay, "Practical
+/// graph isomorphism" (1981), §3 (the order from the generators).
 pub fn solve_graph(
     job: &GraphJob,
     ctx: &SolveContext,
@@ -143,28 +127,20 @@ pub fn solve_graph(
 ) -> Result<GraphAnswer, SolveError> {
     let graph = &job.graph;
     let n = graph.vertices as usize;
-    let found = dense_search(graph, ctx, generator_budget(n as u64))?;
+    let budget = generator_budget(n as u64).min(
+        limits
+            .max_job_memory
+            .saturating_sub(dense_search_bytes(n as u64)),
+    );
+    let found = dense_search(graph, ctx, budget)?;
     ctx.check()?;
-    let (order, orbits) = if found.generators.is_empty() {
-        (
-            BigUint::from(1u32),
-            (0..n as u32).map(|v| vec![v]).collect(),
-        )
-    } else {
-        let engine_limits = group_limits(limits, n as u64, found.generators.len() as u64);
-        let fixed = fixed_bytes(n as u64, graph.edges.len() as u64);
-        let engine_limits = Limits {
-            max_group_chain_bytes: chain_budget(limits, fixed),
-            ..engine_limits
-        };
-        let group = PermGroup::new(n, found.generators.clone(), ctx, &engine_limits)?;
-        let mut orbits = group.orbits();
-        for orbit in &mut orbits {
-            orbit.sort_unstable();
-        }
-        orbits.sort_unstable_by_key(|o| o[0]);
-        (group.order(), orbits)
-    };
+    let images: Vec<&[u32]> = found.generators.iter().map(Perm::images).collect();
+    let order = order_from_search(n, &images, &found.stabilised);
+    let mut orbits = orbits_of(n, &found.generators);
+    for orbit in &mut orbits {
+        orbit.sort_unstable();
+    }
+    orbits.sort_unstable_by_key(|o| o[0]);
     let canonical_form = CanonicalForm::new(graph, &found.labelling);
     Ok(GraphAnswer {
         order,

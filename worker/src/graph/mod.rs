@@ -11,8 +11,11 @@
 //!   and memory budget; it gives the canonical labelling and generators.
 //! - [`CanonicalForm`]: the relabelled graph, the certificate of isomorphism;
 //!   [`is_isomorphism`] checks an answer independently.
-//! - [`solve_graph`]: the job; the exact order and the orbits come from Orbit's own group engine
-//!   ([`PermGroup`](crate::group::PermGroup)) on the generators.
+//! - [`order_from_search`]: the exact order from the generators, a strong generating set
+//!   relative to the search's first path (McKay 1981); [`solve_graph`]: the job, with the orbits
+//!   from the group engine's orbit algorithm ([`orbits_of`](crate::group::orbits_of)). The tests
+//!   check the order against Schreier–Sims ([`PermGroup`](crate::group::PermGroup)) as well as
+//!   brute force.
 //!
 //! References: B. D. McKay, "Practical graph isomorphism" (1981); B. D. McKay and A. Piperno,
 //! "Practical graph isomorphism, II", J. Symbolic Comput. 60 (2014).
@@ -20,6 +23,7 @@
 mod canonical_form;
 mod dense_search;
 mod job;
+mod search_order;
 mod text_format;
 mod undirected_graph;
 
@@ -33,5 +37,6 @@ pub use job::{
     GraphAnswer, GraphJob, MAX_GENERATOR_BYTES, graph_memory_estimate, solve_graph,
     validate_graph_job,
 };
+pub use search_order::order_from_search;
 pub use text_format::parse_graph_text;
 pub use undirected_graph::{Adjacency, MAX_GRAPH_EDGES, MAX_GRAPH_VERTICES, UndirectedGraph};

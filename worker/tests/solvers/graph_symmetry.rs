@@ -185,6 +185,22 @@ fn check_against_brute_force(g: &UndirectedGraph, rng: &mut ChaCha8Rng) {
     assert_eq!(answer.canonical_form, copy_answer.canonical_form, "{g:?}");
 }
 
+/// The order of the group the generators generate, by Orbit's Schreier–Sims (independent of the
+/// search's own count from its first path).
+fn schreier_sims_order(n: u32, generators: &[orbit_worker::group::Perm]) -> BigUint {
+    if generators.is_empty() {
+        return BigUint::from(1u32);
+    }
+    orbit_worker::group::PermGroup::new(
+        n as usize,
+        generators.to_vec(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .unwrap()
+    .order()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Brute force
 
@@ -443,11 +459,33 @@ fn published_orders() {
         ("Kneser K(7,2)", kneser(7, 2), factorial(7)),
         ("Kneser K(7,3)", kneser(7, 3), factorial(7)),
         ("Kneser K(8,3)", kneser(8, 3), factorial(8)),
+        // The rook's graph K6 x K6: 2 (6!)^2; the star K(1,9): 9!.
+        (
+            "rook's graph 6x6",
+            graph(
+                36,
+                (0..36u32)
+                    .flat_map(|a| (a + 1..36).map(move |b| (a, b)))
+                    .filter(|&(a, b)| a / 6 == b / 6 || a % 6 == b % 6),
+            ),
+            BigUint::from(2u32) * factorial(6) * factorial(6),
+        ),
+        (
+            "star K(1,9)",
+            graph(10, (1..10).map(|v| (0, v))),
+            factorial(9),
+        ),
     ];
     for (name, g, order) in cases {
         let answer = solve(&g);
         assert_eq!(answer.order, order, "{name}");
-        assert_eq!(answer.orbits.len(), 1, "{name} is vertex-transitive");
+        assert_eq!(
+            schreier_sims_order(g.vertices, &answer.generators),
+            order,
+            "{name}"
+        );
+        let transitive = !name.starts_with("star");
+        assert_eq!(answer.orbits.len() == 1, transitive, "{name}");
     }
 }
 
