@@ -15,6 +15,24 @@ pub struct CanonicalForm {
     pub colours: Vec<u64>,
 }
 
+impl CanonicalForm {
+    /// The form from the canonically relabelled edges (`(a, b)`, `a < b`, sorted) the search
+    /// read off its canonical matrix, and the colours in canonical order.
+    ///
+    /// Complexity: O(n).
+    pub fn from_search(
+        graph: &UndirectedGraph,
+        labelling: &[u32],
+        edges: Vec<(u32, u32)>,
+    ) -> CanonicalForm {
+        CanonicalForm {
+            vertices: graph.vertices,
+            edges,
+            colours: labelling.iter().map(|&v| graph.colour(v)).collect(),
+        }
+    }
+}
+
 /// The inverse of a labelling: `labels[v]` is the canonical position of vertex `v`.
 ///
 /// Complexity: O(n).

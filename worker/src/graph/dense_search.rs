@@ -26,6 +26,9 @@ pub struct SearchResult {
     /// Generators of the automorphism group (of the coloured graph), in the order found; none for
     /// a trivial group. They form a strong generating set relative to the first path's vertices.
     pub generators: Vec<Perm>,
+    /// The edges of the graph relabelled by `labelling` (`(a, b)`, `a < b`, sorted), read off the
+    /// canonical adjacency matrix the search builds.
+    pub canonical_edges: Vec<(u32, u32)>,
     /// `stabilised[i]`: the first-path vertex of the level generator `i` was found at (it fixes
     /// the first-path vertices above it); see [`order_from_search`](super::order_from_search).
     pub stabilised: Vec<u32>,
@@ -198,6 +201,7 @@ pub fn dense_search(
         return Ok(SearchResult {
             labelling: Vec::new(),
             generators: Vec::new(),
+            canonical_edges: Vec::new(),
             stabilised: Vec::new(),
         });
     }
@@ -274,8 +278,23 @@ pub fn dense_search(
             statistics.error_status_code
         )));
     }
+    let mut canonical_edges = Vec::with_capacity(graph.edges.len());
+    for (a, row) in canonical.chunks_exact(words).enumerate() {
+        // Bit j of a row is bit 63 - j % 64 of its word j / 64 (most significant first).
+        for (w, &word) in row.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let b = w * 64 + bits.leading_zeros() as usize;
+                bits &= !(1usize << (63 - bits.leading_zeros()));
+                if b > a {
+                    canonical_edges.push((a as u32, b as u32));
+                }
+            }
+        }
+    }
     Ok(SearchResult {
         labelling,
+        canonical_edges,
         generators: state.generators,
         stabilised: state.stabilised,
     })

@@ -141,12 +141,13 @@ pub fn solve_graph(
         orbit.sort_unstable();
     }
     orbits.sort_unstable_by_key(|o| o[0]);
-    let canonical_form = CanonicalForm::new(graph, &found.labelling);
+    let canonical_labels = canonical_labels(&found.labelling);
+    let canonical_form = CanonicalForm::from_search(graph, &found.labelling, found.canonical_edges);
     Ok(GraphAnswer {
         order,
         orbits,
         generators: found.generators,
-        canonical_labels: canonical_labels(&found.labelling),
+        canonical_labels,
         canonical_form,
     })
 }

@@ -8,8 +8,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use num_bigint::BigUint;
 use orbit_worker::graph::{
-    GraphJob, UndirectedGraph, is_isomorphism, isomorphism_from_labellings, parse_graph_text,
-    solve_graph,
+    CanonicalForm, GraphJob, UndirectedGraph, is_isomorphism, isomorphism_from_labellings,
+    parse_graph_text, solve_graph,
 };
 use orbit_worker::{Limits, SolveContext, SolveError};
 use rand::seq::SliceRandom;
@@ -178,6 +178,17 @@ fn check_against_brute_force(g: &UndirectedGraph, rng: &mut ChaCha8Rng) {
             "{g:?}: {generator:?}"
         );
     }
+    assert_eq!(
+        schreier_sims_order(g.vertices, &answer.generators),
+        answer.order,
+        "{g:?}"
+    );
+    // The certificate read off the search's matrix is the graph relabelled by the labels.
+    assert_eq!(
+        answer.canonical_form,
+        CanonicalForm::new(g, &labelling(&answer.canonical_labels)),
+        "{g:?}"
+    );
     let mut image: Vec<u32> = (0..g.vertices).collect();
     image.shuffle(rng);
     let copy = relabel(g, &image);
