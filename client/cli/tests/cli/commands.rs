@@ -620,7 +620,7 @@ fn solve_resume_finishes_a_cut_off_batch_and_answers_each_job_once() {
     );
     assert!(run.stdout.is_empty(), "answers go to OUT, not stdout");
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(stderr.contains("3 of 10 jobs already answered"), "{stderr}");
+    assert!(stderr.contains("3 of 11 jobs already answered"), "{stderr}");
     let resumed = std::fs::read_to_string(&out_path).expect("OUT");
     assert_eq!(sorted_ids(&resumed), batch_ids());
     assert!(resumed.starts_with(&format!("{}\n{}\n{}\n", lines[0], lines[1], lines[2])));
@@ -639,7 +639,7 @@ fn solve_resume_finishes_a_cut_off_batch_and_answers_each_job_once() {
         None,
     );
     assert!(again.status.success());
-    assert!(String::from_utf8_lossy(&again.stderr).contains("10 of 10 jobs already answered"));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("11 of 11 jobs already answered"));
     assert_eq!(std::fs::read_to_string(&out_path).expect("OUT"), resumed);
     let _ = std::fs::remove_dir_all(&dir);
 }
