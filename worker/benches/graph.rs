@@ -11,7 +11,8 @@
 //! `PermGroup`, the canonical form), both as the minimum CPU time of 3 runs; and dreadnaut's
 //! own `cpu time` for `c x` (canonical labelling on, the same search; minimum of 3 runs in one
 //! session, read from its output, 10 ms resolution), and the ratio job / dreadnaut. Without
-//! `dreadnaut` on `PATH` its column says `-`.
+//! `dreadnaut` on `PATH` its column says `-`. `ORBIT_GRAPH_BENCH_RUNS=1` runs each side once
+//! (for the largest graphs).
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -147,8 +148,8 @@ fn tree(n: u32, rng: &mut ChaCha8Rng) -> UndirectedGraph {
     graph(n, (1..n).map(|i| (rng.random_range(0..i), i)))
 }
 
-/// dreadnaut's minimum `cpu time` over 3 runs of `c x`, in seconds.
-fn dreadnaut_secs(g: &UndirectedGraph) -> Option<f64> {
+/// dreadnaut's minimum `cpu time` over `runs` runs of `c x`, in seconds.
+fn dreadnaut_secs(g: &UndirectedGraph, runs: usize) -> Option<f64> {
     let n = g.vertices as usize;
     let mut adjacency = vec![Vec::new(); n];
     for &(u, v) in &g.edges {
@@ -163,7 +164,7 @@ fn dreadnaut_secs(g: &UndirectedGraph) -> Option<f64> {
         }
         input.push_str(if v + 1 == n { ".\n" } else { ";\n" });
     }
-    input.push_str("-a -m c x x x q\n");
+    input.push_str(&format!("-a -m c{} q\n", " x".repeat(runs)));
     let mut child = Command::new("dreadnaut")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -193,6 +194,11 @@ fn main() {
     } else {
         args.iter().map(String::as_str).collect()
     };
+    let runs: usize = std::env::var("ORBIT_GRAPH_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3)
+        .max(1);
     let mut rng = ChaCha8Rng::seed_from_u64(2026);
     let (ctx, limits) = (SolveContext::detached(), Limits::default());
     println!(
@@ -211,12 +217,12 @@ fn main() {
             "tree" => tree(size, &mut rng),
             other => panic!("unknown case {other}"),
         };
-        let search = min_cpu_secs(3, || {
+        let search = min_cpu_secs(runs, || {
             dense_search(&g, &ctx, 1 << 30).expect("search");
         });
         let job = GraphJob { graph: g.clone() };
         let mut order = String::new();
-        let total = min_cpu_secs(3, || {
+        let total = min_cpu_secs(runs, || {
             order = solve_graph(&job, &ctx, &limits)
                 .expect("job")
                 .order
@@ -225,7 +231,7 @@ fn main() {
         if order.len() > 11 {
             order = format!("~1e{}", order.len() - 1);
         }
-        let anchor = dreadnaut_secs(&g);
+        let anchor = dreadnaut_secs(&g, runs);
         let (anchor_text, ratio) = match anchor {
             Some(a) => (format!("{a:.2}"), format!("{:.2}", total / a.max(0.01))),
             None => ("-".into(), "-".into()),
