@@ -15,6 +15,7 @@ KNOWN_ANSWERS = {
     "graphs-11": (("count", "count"), "1018997864"),  # graphs on 11 vertices (OEIS A000088)
     "m11": (("group", "order"), "7920"),  # the Mathieu group M11
     "puzzle-sample": (("puzzle", "reachable"), [True, True, False]),  # the sample's Yes Yes No
+    "petersen": (("graph", "order"), "120"),  # |Aut| of the Petersen graph (S5)
 }
 
 

@@ -29,6 +29,21 @@ impl CancelFlag {
     }
 }
 
+/// The cancellation flags of a [`SolveContext`], owned: [`SolveContext::cancel_watch`].
+#[derive(Debug, Clone)]
+pub struct CancelWatch {
+    cancel: CancelFlag,
+    abort: Option<CancelFlag>,
+}
+
+impl CancelWatch {
+    /// Whether the job has been cancelled.
+    #[inline]
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled() || self.abort.as_ref().is_some_and(CancelFlag::is_cancelled)
+    }
+}
+
 /// Receives progress fractions in `0.0..=1.0`. Implemented by the server (forwards to the client
 /// stream) and by closures.
 pub trait ProgressSink: Send + Sync {
@@ -104,6 +119,15 @@ impl SolveContext {
     #[inline]
     pub fn is_cancelled(&self) -> bool {
         self.cancel.is_cancelled() || self.abort.as_ref().is_some_and(CancelFlag::is_cancelled)
+    }
+
+    /// A `'static` handle on this context's cancellation, for code that cannot borrow the
+    /// context (a callback given to a library as a plain function pointer).
+    pub fn cancel_watch(&self) -> CancelWatch {
+        CancelWatch {
+            cancel: self.cancel.clone(),
+            abort: self.abort.clone(),
+        }
     }
 
     /// Reports the fraction of the work done (clamped to `0..=1`); forwarded when it has grown by

@@ -89,6 +89,12 @@ impl SolveError {
             "group_degree_u32",
             "a group's degree in the CLI's text format: 2^32 - 1",
         ),
+        ("graph_vertices", "vertices of a graph job: 1,000,000"),
+        ("graph_edges", "edges of a graph job: 10,000,000"),
+        (
+            "graph_dense_vertices",
+            "vertices the graph kind's dense search takes: 32,768 (its bit matrices)",
+        ),
     ];
 
     /// Shorthand for [`SolveError::InvalidArgument`].

@@ -9,7 +9,8 @@
 //!   and answer (its `impl Solve`): [`game`] (retrograde analysis of game graphs), [`cop_thief`]
 //!   (the policeman-and-thief grid game), [`group`] (permutation groups: Schreier–Sims, giant
 //!   recognition, level proofs), [`counting`] (Burnside / Pólya), [`puzzle`] (the token-swapping
-//!   puzzle). They are registered once, in the `job_kinds!` list below.
+//!   puzzle), [`graph`] (the symmetries of a graph: automorphism group, canonical labelling).
+//!   They are registered once, in the `job_kinds!` list below.
 //! - [`job`]: the [`Solve`](job::Solve) shape every kind has and the registry macro that generates
 //!   [`JobSpec`] / [`JobAnswer`] and their one-line-per-kind dispatch.
 //! - [`pool`]: worker OS threads fed by a bounded crossbeam channel, with a quit flag and
@@ -28,6 +29,7 @@ pub mod priority;
 pub mod cop_thief;
 pub mod counting;
 pub mod game;
+pub mod graph;
 pub mod group;
 pub mod puzzle;
 
@@ -44,6 +46,8 @@ job::job_kinds! {
     Puzzle(puzzle::PuzzleJob),
     /// The policeman-and-thief game on a grid.
     CopThief(cop_thief::CopThiefJob),
+    /// The automorphism group and canonical labelling of an undirected graph.
+    Graph(graph::GraphJob),
 }
 
 pub use context::{CancelFlag, SolveContext};

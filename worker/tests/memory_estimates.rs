@@ -23,6 +23,7 @@ use num_bigint::BigUint;
 use orbit_worker::cop_thief::{CopThiefJob, CopThiefQuery, Grid};
 use orbit_worker::counting::{CountKind, CountProblem, CubePart, parse_content};
 use orbit_worker::game::{GameGraph, GameJob};
+use orbit_worker::graph::{GraphJob, UndirectedGraph};
 use orbit_worker::group::{GroupProblem, Perm, PermGroup, WordEffort, perm_group_memory_estimate};
 use orbit_worker::job::{JobAnswer, JobSpec};
 use orbit_worker::puzzle::PuzzleProblem;
@@ -952,6 +953,75 @@ fn group_words_stay_within_the_estimate() {
         words: Some(WordEffort(1)),
     });
     let (_, _, outcome) = measure("group words D_5000, 8 MiB", spec, &small);
+    match outcome {
+        Err(SolveError::LimitExceeded { limit_name, .. }) => {
+            assert_eq!(limit_name, "max_job_memory")
+        }
+        other => panic!("expected max_job_memory to be exceeded, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graphs
+
+fn graph_spec(vertices: u32, edges: Vec<(u32, u32)>) -> JobSpec {
+    JobSpec::Graph(GraphJob {
+        graph: UndirectedGraph {
+            vertices,
+            edges,
+            colours: None,
+        },
+    })
+}
+
+#[test]
+fn graph_peaks_stay_under_the_estimate() {
+    let _serial = one_test_at_a_time();
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    let paley = |p: u32| {
+        let squares: std::collections::BTreeSet<u32> = (1..p).map(|x| x * x % p).collect();
+        (0..p)
+            .flat_map(|x| (x + 1..p).map(move |y| (x, y)))
+            .filter(|&(x, y)| squares.contains(&(y - x)))
+            .collect::<Vec<_>>()
+    };
+    let random: Vec<(u32, u32)> = (0..400u32)
+        .flat_map(|u| (u + 1..400).map(move |v| (u, v)))
+        .filter(|_| rng.random_bool(0.3))
+        .collect();
+    let grid: Vec<(u32, u32)> = (0..900u32)
+        .flat_map(|v| [(v, v + 1), (v, v + 30)])
+        .filter(|&(v, w)| w < 900 && (w != v + 1 || v % 30 != 29))
+        .collect();
+    let cases = [
+        ("Paley 401", graph_spec(401, paley(401))),
+        ("random G(400, 0.3)", graph_spec(400, random)),
+        ("grid 30 x 30", graph_spec(900, grid)),
+        // Many generators: the star K(1, 800) has 799 of them.
+        (
+            "star K(1, 800)",
+            graph_spec(801, (1..801).map(|v| (0, v)).collect()),
+        ),
+    ];
+    for (name, spec) in cases {
+        let (_, _, outcome) = measure(name, spec, &serial_limits());
+        outcome.unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn graph_generators_that_outgrow_the_memory_limit_stop_the_job() {
+    let _serial = one_test_at_a_time();
+    // The star K(1, 2000) needs 1,999 generators of 8 * 2001 bytes (about 31 MiB); 12 MiB of
+    // max_job_memory leaves the generators less than that.
+    let spec = graph_spec(2001, (1..2001).map(|v| (0, v)).collect());
+    let limits = Limits {
+        max_job_memory: 12 << 20,
+        ..serial_limits()
+    };
+    let ctx = SolveContext::detached();
+    let (outcome, peak) = peak_of(|| spec.run(&ctx, &limits));
+    assert!(peak <= limits.max_job_memory, "peak {peak}");
     match outcome {
         Err(SolveError::LimitExceeded { limit_name, .. }) => {
             assert_eq!(limit_name, "max_job_memory")

@@ -21,6 +21,7 @@ KNOWN = {
     "graphs-11": lambda r: r.count.count == "1018997864",  # graphs on 11 vertices (OEIS A000088)
     "m11": lambda r: r.group.order == "7920",  # the Mathieu group M11
     "puzzle-sample": lambda r: list(r.puzzle.reachable) == [True, True, False],
+    "petersen": lambda r: r.graph.order == "120",  # |Aut| of the Petersen graph (S5)
 }
 
 
@@ -47,11 +48,11 @@ def test_create_watch_get(batch_server: OrbitServer) -> None:
         jobs = example_jobs()
         batch = c.batches.create_batch(iter(jobs), name="examples")
         assert batch.name == "examples" and len(batch.id) == 32
-        assert batch.counts.jobs == len(jobs) == 10
+        assert batch.counts.jobs == len(jobs) == 11
         events = list(c.batches.watch_batch(batch.id, follow=True))
-        # One final event per job, sequences 1..10 in order, positions a permutation.
-        assert [e.sequence for e in events] == list(range(1, 11))
-        assert sorted(e.position for e in events) == list(range(10))
+        # One final event per job, sequences 1..11 in order, positions a permutation.
+        assert [e.sequence for e in events] == list(range(1, 12))
+        assert sorted(e.position for e in events) == list(range(11))
         assert sorted(e.event.id for e in events) == sorted(j.id for j in jobs)
         for e in events:
             assert e.event.WhichOneof("event") == "result", e
@@ -61,9 +62,9 @@ def test_create_watch_get(batch_server: OrbitServer) -> None:
         done = c.batches.get_batch(batch.id)
         assert orbit_grpc.is_finished(done)
         assert done.state == batches_pb.BATCH_STATE_DONE
-        assert (done.counts.finished, done.counts.ok, done.counts.failed) == (10, 10, 0)
+        assert (done.counts.finished, done.counts.ok, done.counts.failed) == (11, 11, 0)
         # after_sequence: only the later events.
-        assert [e.sequence for e in c.batches.watch_batch(batch.id, after=7)] == [8, 9, 10]
+        assert [e.sequence for e in c.batches.watch_batch(batch.id, after=7)] == [8, 9, 10, 11]
 
 
 def test_bad_jobs_get_their_own_errors(batch_server: OrbitServer) -> None:

@@ -6,6 +6,7 @@ use orbit_worker::counting::{CountAnswer, CountKind, CountProblem, CubePart};
 use orbit_worker::group::check_group_sizes;
 use orbit_worker::{Limits, SolveError};
 
+use super::graph::graph_from_proto;
 use super::group::perms_from_proto;
 
 /// proto → domain: the family, its parameters and the optional decimal modulus. A group family's
@@ -51,10 +52,22 @@ pub fn from_proto(count: pb::CountJob, limits: &Limits) -> Result<CountProblem, 
                 cycle_index: f.cycle_index,
             }
         }
+        Some(Family::GraphColourings(f)) => {
+            let graph = f.graph.ok_or_else(|| {
+                SolveError::invalid("count.graph_colourings.graph", "missing: set the graph")
+            })?;
+            CountKind::GraphColourings {
+                graph: graph_from_proto(graph, "count.graph_colourings.graph")?,
+                edges: f.edges,
+                k: f.k,
+                content: (!f.content.is_empty()).then_some(f.content),
+                cycle_index: f.cycle_index,
+            }
+        }
         None => {
             return Err(SolveError::invalid(
                 "count.family",
-                "no family set (one of necklace, bracelet, torus, cube, graphs, binary_tree, group)",
+                "no family set (one of necklace, bracelet, torus, cube, graphs, binary_tree, group, graph_colourings)",
             ));
         }
     };

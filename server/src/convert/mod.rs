@@ -1,6 +1,6 @@
 //! Every conversion between protobuf messages and domain types: the dispatch over the job kinds
 //! here, each kind's own conversions in its file (`game.rs`, `cop_thief.rs`, `group.rs`,
-//! `count.rs`, `puzzle.rs`).
+//! `count.rs`, `puzzle.rs`, `graph.rs`).
 //!
 //! proto → domain happens before validation: it only reshapes (and rejects what cannot be
 //! reshaped, such as a job with no kind); the domain's `validate` then checks ranges and limits and
@@ -12,6 +12,7 @@
 pub mod cop_thief;
 pub mod count;
 pub mod game;
+pub mod graph;
 pub mod group;
 pub mod puzzle;
 
@@ -45,6 +46,7 @@ pub fn kind_of(spec: &JobSpec) -> JobKind {
         JobSpec::Group(_) => JobKind::Group,
         JobSpec::Count(_) => JobKind::Count,
         JobSpec::Puzzle(_) => JobKind::Puzzle,
+        JobSpec::Graph(_) => JobKind::Graph,
     }
 }
 
@@ -73,6 +75,7 @@ pub fn job_from_proto(job: pb::Job, limits: &Limits) -> Result<JobRequest, Solve
         Some(Kind::Group(job)) => JobSpec::Group(group::from_proto(job, limits)?),
         Some(Kind::Count(job)) => JobSpec::Count(count::from_proto(job, limits)?),
         Some(Kind::Puzzle(job)) => JobSpec::Puzzle(puzzle::from_proto(job, limits)?),
+        Some(Kind::Graph(job)) => JobSpec::Graph(graph::from_proto(job, limits)?),
         None => {
             return Err(SolveError::invalid(
                 "kind",
@@ -106,6 +109,7 @@ pub fn result_to_proto(
         JobAnswer::Group(answer) => Result::Group(group::result_to_proto(answer)),
         JobAnswer::Count(answer) => Result::Count(count::result_to_proto(answer)),
         JobAnswer::Puzzle(answer) => Result::Puzzle(puzzle::result_to_proto(answer)),
+        JobAnswer::Graph(answer) => Result::Graph(graph::result_to_proto(answer)),
     };
     pb::JobResult {
         id,
@@ -123,6 +127,7 @@ pub fn example_job(kind: JobKind) -> pb::job::Kind {
         JobKind::Group => Kind::Group(group::example()),
         JobKind::Count => Kind::Count(count::example()),
         JobKind::Puzzle => Kind::Puzzle(puzzle::example()),
+        JobKind::Graph => Kind::Graph(graph::example()),
     }
 }
 

@@ -434,3 +434,129 @@ async fn cop_thief_jobs_answer_queried_states() {
     );
     server.stop().await.expect("stop");
 }
+
+fn graph_job(vertices: u32, edges: &[(u32, u32)], colours: Vec<u64>) -> pb::GraphJob {
+    pb::GraphJob {
+        vertices,
+        edges: edges
+            .iter()
+            .map(|&(from, to)| pb::Edge { from, to })
+            .collect(),
+        colours,
+    }
+}
+
+/// The Petersen graph (outer 5-cycle, spokes, inner pentagram), 0-based.
+fn petersen_edges() -> Vec<(u32, u32)> {
+    (0..5)
+        .flat_map(|i| [(i, (i + 1) % 5), (i, i + 5), (i + 5, (i + 2) % 5 + 5)])
+        .collect()
+}
+
+#[tokio::test]
+async fn graph_jobs() {
+    let (server, mut client) = server().await;
+    // Petersen: |Aut| = 120 (S5 on 2-subsets), vertex-transitive; every generator an automorphism.
+    let r = client
+        .solve(job(pb::job::Kind::Graph(graph_job(
+            10,
+            &petersen_edges(),
+            vec![],
+        ))))
+        .await
+        .expect("petersen");
+    let Some(pb::job_result::Result::Graph(g)) = r.result else {
+        panic!("not a graph result: {r:?}");
+    };
+    assert_eq!(g.order, "120");
+    assert_eq!(g.orbits.len(), 1);
+    assert_eq!(g.canonical_labels.len(), 10);
+    assert_eq!(g.canonical_edges.len(), 15);
+    assert_eq!(g.canonical_colours, vec![0; 10]);
+    let normal = |(u, v): (u32, u32)| (u.min(v), u.max(v));
+    let mut edges: Vec<(u32, u32)> = petersen_edges().into_iter().map(normal).collect();
+    edges.sort_unstable();
+    for generator in &g.generators {
+        let mut mapped: Vec<(u32, u32)> = edges
+            .iter()
+            .map(|&(u, v)| normal((generator.images[u as usize], generator.images[v as usize])))
+            .collect();
+        mapped.sort_unstable();
+        assert_eq!(mapped, edges);
+    }
+    // Colours split the path's flip: trivial group, three orbits.
+    let r = client
+        .solve(job(pb::job::Kind::Graph(graph_job(
+            3,
+            &[(0, 1), (1, 2)],
+            vec![5, 5, 7],
+        ))))
+        .await
+        .expect("coloured path");
+    let Some(pb::job_result::Result::Graph(g)) = r.result else {
+        panic!("not a graph result");
+    };
+    assert_eq!(
+        (g.order.as_str(), g.orbits.len(), g.generators.len()),
+        ("1", 3, 0)
+    );
+    // Counting: the Petersen graph's vertex 2-colourings up to its symmetries (34, by Burnside
+    // over S5's classes on 2-subsets).
+    let r = client
+        .solve(job(pb::job::Kind::Count(pb::CountJob {
+            family: Some(pb::count_job::Family::GraphColourings(
+                pb::GraphColouringsCount {
+                    graph: Some(graph_job(10, &petersen_edges(), vec![])),
+                    k: 2,
+                    edges: false,
+                    content: vec![],
+                    cycle_index: false,
+                },
+            )),
+            modulus: String::new(),
+        })))
+        .await
+        .expect("count");
+    let Some(pb::job_result::Result::Count(c)) = r.result else {
+        panic!("not a count result");
+    };
+    assert_eq!(c.count, "34");
+    // Bad input is named by its field.
+    let bad = [
+        (
+            graph_job(3, &[(0, 1), (1, 1)], vec![]),
+            "graph.edges[1]: a self-loop at vertex 1",
+        ),
+        (
+            graph_job(3, &[(0, 1), (1, 0)], vec![]),
+            "graph.edges[1]: repeats graph.edges[0]",
+        ),
+        (
+            graph_job(3, &[(0, 3)], vec![]),
+            "graph.edges[0]: vertex 3 out of range 0..3",
+        ),
+        (
+            graph_job(3, &[], vec![1, 2]),
+            "graph.colours: 2 colours for 3 vertices",
+        ),
+    ];
+    for (graph, needle) in bad {
+        let err = client
+            .solve(job(pb::job::Kind::Graph(graph)))
+            .await
+            .expect_err("bad input");
+        assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+        assert!(
+            err.message().contains(needle),
+            "{:?} lacks {needle:?}",
+            err.message()
+        );
+    }
+    let err = client
+        .solve(job(pb::job::Kind::Graph(graph_job(100_000, &[], vec![]))))
+        .await
+        .expect_err("too large for the dense search");
+    assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
+    assert!(err.message().contains("32768"), "{:?}", err.message());
+    server.stop().await.expect("stop");
+}

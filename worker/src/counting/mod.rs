@@ -13,6 +13,7 @@
 //! | cube         | 24 rotations on faces / vertices / edges     | explicit cycle index, [`cube`]   |
 //! | graphs       | `S_n` on the `n(n-1)/2` vertex pairs         | partitions of `n`, [`graphs`]    |
 //! | binary tree  | child swaps (iterated wreath product of C_2) | recursion, [`binary_tree`]       |
+//! | graph colourings | a graph's automorphisms on its vertices or edges | the graph kind's search, then as `group` |
 //! | group        | `<generators>` on `d` points                 | stabiliser-chain enumeration; closed forms for `Sym`/`Alt`; divisors for one generator and for a proven natural `D_d` |
 //!
 //! **Exactness and the modulus.** Answers are exact big integers ([`num_bigint::BigUint`]). With
@@ -30,6 +31,7 @@ pub mod binary_tree;
 pub mod cube;
 pub mod cycle_index;
 
+pub mod graph_colourings;
 pub mod graphs;
 pub mod group_count;
 pub mod necklace;
@@ -42,6 +44,7 @@ use num_bigint::BigUint;
 pub use binary_tree::{binary_tree_count, binary_tree_memory_estimate};
 pub use cube::{CubePart, cube_count, cube_cycle_index, cube_memory_estimate};
 pub use cycle_index::{CycleIndex, CycleIndexTerm, CycleType, MAX_CONTENT_STATES, Rational};
+pub use graph_colourings::{graph_colouring_group, induced_edge_permutation};
 pub use graphs::{graphs_count, graphs_memory_estimate, partition_count};
 pub use group_count::dihedral;
 pub use group_count::is_natural_dihedral;
@@ -57,6 +60,10 @@ pub use torus::{torus_count, torus_memory_estimate};
 
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::graph::{
+    GraphJob, MAX_GENERATOR_BYTES, UndirectedGraph, generator_bytes, graph_memory_estimate,
+    validate_graph_job,
+};
 use crate::group::{GroupKind, Perm, check_group_sizes, parse_group_text_with_limits};
 use crate::limits::Limits;
 
@@ -98,6 +105,16 @@ pub enum CountKind {
     Group {
         degree: usize,
         generators: Vec<Perm>,
+        k: u64,
+        content: Option<Vec<u64>>,
+        cycle_index: bool,
+    },
+    /// The vertices (or, with `edges`, the edges) of a graph coloured with `k` colours, up to the
+    /// graph's automorphisms (those keeping its vertex colouring, if it has one); `content` and
+    /// `cycle_index` as for [`CountKind::Group`], over the vertices or the edges.
+    GraphColourings {
+        graph: UndirectedGraph,
+        edges: bool,
         k: u64,
         content: Option<Vec<u64>>,
         cycle_index: bool,
@@ -340,6 +357,67 @@ pub fn validate_count(p: &CountProblem, limits: &Limits) -> Result<(), SolveErro
             };
             exact_size(colours, *degree as u64, modulus)
         }
+        CountKind::GraphColourings {
+            graph,
+            edges,
+            k,
+            content,
+            ..
+        } => {
+            validate_graph_job(&GraphJob {
+                graph: graph.clone(),
+            })
+            .map_err(|e| match e {
+                SolveError::InvalidArgument { field, reason } => SolveError::InvalidArgument {
+                    field: format!("count.graph_colourings.{field}"),
+                    reason,
+                },
+                other => other,
+            })?;
+            let points = graph_colouring_points(graph, *edges);
+            if points == 0 {
+                return Err(SolveError::invalid(
+                    "count.graph_colourings.graph",
+                    if *edges {
+                        "has no edges to colour"
+                    } else {
+                        "has no vertices to colour"
+                    },
+                ));
+            }
+            if content.is_none() {
+                positive("count.k", *k)?;
+            }
+            let colours = match content {
+                Some(c) => {
+                    cycle_index::check_content(c, points)?;
+                    c.len() as u64
+                }
+                None => *k,
+            };
+            exact_size(colours, points, modulus)
+        }
+    }
+}
+
+/// The points a graph colouring colours: the vertices, or the edges.
+fn graph_colouring_points(graph: &UndirectedGraph, edges: bool) -> u64 {
+    if edges {
+        graph.edges.len() as u64
+    } else {
+        u64::from(graph.vertices)
+    }
+}
+
+/// The limits a graph colouring count's group is built and enumerated under: the graph kind's
+/// own sizes replace the group kind's degree and permutation limits.
+fn graph_colouring_limits(limits: &Limits, points: u64) -> Limits {
+    Limits {
+        max_degree: limits.max_degree.max(points),
+        max_permutation_entries: limits
+            .max_permutation_entries
+            .max(points.saturating_mul(u64::from(u32::MAX).min(points))),
+        ..limits.clone()
     }
 }
 
@@ -381,6 +459,30 @@ pub fn count_memory_estimate(p: &CountProblem, limits: &Limits) -> u64 {
             modulus_bits,
             limits,
         ),
+        CountKind::GraphColourings {
+            graph,
+            edges,
+            k,
+            content,
+            ..
+        } => {
+            let n = u64::from(graph.vertices);
+            let points = graph_colouring_points(graph, *edges);
+            let generators = n
+                .saturating_sub(1)
+                .min(MAX_GENERATOR_BYTES / generator_bytes(n).max(1));
+            let job = GraphJob {
+                graph: graph.clone(),
+            };
+            graph_memory_estimate(&job, limits).saturating_add(count_group_memory_estimate(
+                points,
+                generators,
+                *k,
+                content.as_deref(),
+                modulus_bits,
+                limits,
+            ))
+        }
     }
 }
 
@@ -461,6 +563,35 @@ pub fn solve_count(
                 want_cycle_index: *cycle_index,
             };
             let g = count_group(*degree, generators.clone(), &request, ctx, limits)?;
+            answer.method = match (g.kind, g.cyclic_divisors, g.dihedral_divisors) {
+                (_, Some(divisors), _) => CountMethod::Cyclic { divisors },
+                (_, _, Some(divisors)) => CountMethod::Dihedral { divisors },
+                (Some(GroupKind::Symmetric | GroupKind::Alternating), _, _) => CountMethod::Giant,
+                _ => CountMethod::Enumerated {
+                    elements: g.enumerated,
+                },
+            };
+            answer.group_order = Some(g.group_order);
+            answer.group_kind = g.kind;
+            answer.cycle_index = g.cycle_index;
+            g.count
+        }
+        CountKind::GraphColourings {
+            graph,
+            edges,
+            k,
+            content,
+            cycle_index,
+        } => {
+            let (points, generators) = graph_colouring_group(graph, *edges, ctx, limits)?;
+            let request = CountRequest {
+                k: *k,
+                content: content.as_deref(),
+                modulus,
+                want_cycle_index: *cycle_index,
+            };
+            let group_limits = graph_colouring_limits(limits, points as u64);
+            let g = count_group(points, generators, &request, ctx, &group_limits)?;
             answer.method = match (g.kind, g.cyclic_divisors, g.dihedral_divisors) {
                 (_, Some(divisors), _) => CountMethod::Cyclic { divisors },
                 (_, _, Some(divisors)) => CountMethod::Dihedral { divisors },

@@ -14,6 +14,8 @@ mod game_cop_thief;
 mod game_cop_thief_witness;
 mod game_retrograde;
 mod game_witness;
+mod graph_colourings;
+mod graph_symmetry;
 mod group_closure;
 mod group_giant_products;
 mod group_known_orders;

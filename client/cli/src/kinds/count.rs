@@ -60,6 +60,38 @@ pub fn count_group_family(
     })
 }
 
+/// `orbit count graph-colourings FILE --k K [--edges] [--content C] [--cycle-index]`: the graph
+/// in the `orbit graph` format and the flags → a count family.
+///
+/// # Errors
+/// The parser's error naming the line, or `count.content[i]` for a malformed `--content` entry.
+///
+/// ```
+/// use orbit_cli::text_formats::count_graph_colourings_family;
+/// let family = count_graph_colourings_family("3 2\n1 2\n2 3\n", 2, true, None, false).unwrap();
+/// assert_eq!((family.edges, family.graph.unwrap().vertices), (true, 3));
+/// ```
+pub fn count_graph_colourings_family(
+    text: &str,
+    k: u64,
+    edges: bool,
+    content: Option<&str>,
+    cycle_index: bool,
+) -> Result<pb::GraphColouringsCount, SolveError> {
+    let graph = crate::kinds::graph::graph_job(text)?;
+    let content = match content {
+        Some(c) => parse_content(c)?,
+        None => Vec::new(),
+    };
+    Ok(pb::GraphColouringsCount {
+        graph: Some(graph),
+        k,
+        edges,
+        content,
+        cycle_index,
+    })
+}
+
 /// `orbit count` and its families.
 #[derive(Debug, Args)]
 pub struct CountArgs {
@@ -135,6 +167,26 @@ pub enum Family {
         #[arg(long)]
         cycle_index: bool,
     },
+    /// Colourings of the vertices (or edges) of a graph up to its automorphisms; the graph in the
+    /// `orbit graph` format (`n m`, m lines `u v`, optionally `colours c1 ... cn`). Distinct from
+    /// `count graphs`, which counts unlabelled graphs.
+    #[command(name = "graph-colourings")]
+    GraphColourings {
+        /// Input file; `-` for stdin.
+        file: PathBuf,
+        /// Colours (not needed with --content).
+        #[arg(long, default_value_t = 0)]
+        k: u64,
+        /// Colour the edges instead of the vertices.
+        #[arg(long)]
+        edges: bool,
+        /// Only colourings with these many vertices (or edges) of each colour, e.g. 4,3,1.
+        #[arg(long)]
+        content: Option<String>,
+        /// Also print the cycle index.
+        #[arg(long)]
+        cycle_index: bool,
+    },
 }
 
 /// Builds the job, solves it over gRPC and prints the count.
@@ -178,6 +230,22 @@ pub async fn run(endpoints: &[BatchEndpoint], args: CountArgs) -> anyhow::Result
             F::Group(count_group_family(
                 &text,
                 k,
+                content.as_deref(),
+                cycle_index,
+            )?)
+        }
+        Family::GraphColourings {
+            file,
+            k,
+            edges,
+            content,
+            cycle_index,
+        } => {
+            let text = read_input(Some(Path::new(&file)))?;
+            F::GraphColourings(count_graph_colourings_family(
+                &text,
+                k,
+                edges,
                 content.as_deref(),
                 cycle_index,
             )?)

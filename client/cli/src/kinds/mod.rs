@@ -7,6 +7,7 @@
 //! - [`count`]: colourings up to symmetry (Burnside / Pólya; `orbit count ...`).
 //! - [`puzzle`]: the token-swapping puzzle (WC2017 "board game"; `orbit puzzle`).
 //! - [`cop_thief`]: the policeman-and-thief grid game (`orbit cop-thief`).
+//! - [`graph`]: the automorphism group and canonical labelling of a graph (`orbit graph ...`).
 //!
 //! Each kind is registered here once: its `mod` line, its [`KindCommand`] variant and its arm in
 //! [`run`].
@@ -14,6 +15,7 @@
 pub mod cop_thief;
 pub mod count;
 pub mod game;
+pub mod graph;
 pub mod group;
 pub mod puzzle;
 
@@ -86,6 +88,10 @@ pub enum KindCommand {
         #[arg(long)]
         play: bool,
     },
+    /// The symmetries of an undirected graph: `orbit graph symmetry FILE` (automorphism group,
+    /// orbits, generators, canonical labelling) and `orbit graph isomorphic A B`.
+    #[command(subcommand)]
+    Graph(graph::GraphCommand),
 }
 
 impl KindCommand {
@@ -97,6 +103,7 @@ impl KindCommand {
             Self::Count(_) => "count",
             Self::Puzzle { .. } => "puzzle",
             Self::CopThief { .. } => "cop-thief",
+            Self::Graph(_) => "graph",
         }
     }
 }
@@ -137,5 +144,6 @@ pub(crate) async fn run(
         KindCommand::CopThief { file, play } => {
             cop_thief::run(endpoints, file.as_deref(), play).await
         }
+        KindCommand::Graph(command) => graph::run(endpoints, command).await,
     }
 }

@@ -620,7 +620,7 @@ fn solve_resume_finishes_a_cut_off_batch_and_answers_each_job_once() {
     );
     assert!(run.stdout.is_empty(), "answers go to OUT, not stdout");
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(stderr.contains("3 of 10 jobs already answered"), "{stderr}");
+    assert!(stderr.contains("3 of 11 jobs already answered"), "{stderr}");
     let resumed = std::fs::read_to_string(&out_path).expect("OUT");
     assert_eq!(sorted_ids(&resumed), batch_ids());
     assert!(resumed.starts_with(&format!("{}\n{}\n{}\n", lines[0], lines[1], lines[2])));
@@ -639,7 +639,7 @@ fn solve_resume_finishes_a_cut_off_batch_and_answers_each_job_once() {
         None,
     );
     assert!(again.status.success());
-    assert!(String::from_utf8_lossy(&again.stderr).contains("10 of 10 jobs already answered"));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("11 of 11 jobs already answered"));
     assert_eq!(std::fs::read_to_string(&out_path).expect("OUT"), resumed);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -818,5 +818,187 @@ fn group_words_print_a_checked_word_after_each_yes() {
         &["group", "--word-effort", "3", "-"],
         Some("3 1 1\n(1,2)\n()\n"),
         "--words",
+    );
+}
+
+/// The edges of a graph file, 1-based, each as (min, max), sorted.
+fn graph_edges(text: &str) -> Vec<(usize, usize)> {
+    let mut edges: Vec<(usize, usize)> = text
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("colours"))
+        .map(|l| {
+            let v: Vec<usize> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            (v[0].min(v[1]), v[0].max(v[1]))
+        })
+        .collect();
+    edges.sort_unstable();
+    edges
+}
+
+#[test]
+fn graph_symmetry_prints_order_orbits_generators_and_labels() {
+    let out = stdout_of(&["graph", "symmetry", "examples/graph-petersen.txt"], None);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "120");
+    assert_eq!(lines[1], "orbits 1");
+    assert_eq!(lines[2], "1 2 3 4 5 6 7 8 9 10");
+    let g: usize = lines[3]
+        .strip_prefix("generators ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let generators = &lines[4..4 + g];
+    assert_eq!(lines[4 + g], "canonical");
+    let mut labels: Vec<usize> = lines[5 + g]
+        .split(' ')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    labels.sort_unstable();
+    assert_eq!(labels, (1..=10).collect::<Vec<_>>());
+    assert_eq!(lines.len(), 6 + g);
+    // The generators with a `d k 0` header are an `orbit group` file of the same order, and
+    // each maps the edges onto the edges.
+    let group_file = format!("10 {g} 0\n{}\n", generators.join("\n"));
+    assert_eq!(stdout_of(&["group"], Some(&group_file)), "120\n");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/graph-petersen.txt"
+    ))
+    .unwrap();
+    let edges = graph_edges(&text);
+    for generator in generators {
+        let image = cycles_to_images(generator, 10);
+        let mut mapped: Vec<(usize, usize)> = edges
+            .iter()
+            .map(|&(u, v)| {
+                let (a, b) = (image[u - 1] + 1, image[v - 1] + 1);
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        mapped.sort_unstable();
+        assert_eq!(mapped, edges, "{generator}");
+    }
+    // A coloured path: the colours forbid the flip.
+    let out = stdout_of(
+        &["graph", "symmetry", "-"],
+        Some("3 2\n1 2\n2 3\ncolours 1 2 2\n"),
+    );
+    assert!(
+        out.starts_with("1\norbits 3\n1\n2\n3\ngenerators 0\ncanonical\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn graph_isomorphic_prints_a_checked_map_or_no() {
+    let out = stdout_of(
+        &["graph", "isomorphic", "examples/graph-petersen.txt", "-"],
+        Some(
+            "10 15\n1 3\n3 5\n5 2\n2 4\n4 1\n1 6\n2 7\n3 8\n4 9\n5 10\n6 7\n7 8\n8 9\n9 10\n10 6\n",
+        ),
+    );
+    let image: Vec<usize> = out
+        .trim_end()
+        .strip_prefix("Yes ")
+        .unwrap()
+        .split(' ')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let a = graph_edges(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/graph-petersen.txt"
+        ))
+        .unwrap(),
+    );
+    let b = graph_edges(
+        "10 15\n1 3\n3 5\n5 2\n2 4\n4 1\n1 6\n2 7\n3 8\n4 9\n5 10\n6 7\n7 8\n8 9\n9 10\n10 6\n",
+    );
+    let mut mapped: Vec<(usize, usize)> = a
+        .iter()
+        .map(|&(u, v)| {
+            (
+                image[u - 1].min(image[v - 1]),
+                image[u - 1].max(image[v - 1]),
+            )
+        })
+        .collect();
+    mapped.sort_unstable();
+    assert_eq!(mapped, b);
+    // Same degree sequence (cubic, 10 vertices), not isomorphic: exit 0 with `No`.
+    assert_eq!(
+        stdout_of(
+            &[
+                "graph",
+                "isomorphic",
+                "examples/graph-petersen.txt",
+                "examples/graph-prism.txt"
+            ],
+            None
+        ),
+        "No\n"
+    );
+    fails_with(
+        &["graph", "symmetry", "-"],
+        Some("3 2\n1 2\n2 1\n"),
+        "line 3: v: the edge 2 1 repeats the edge on line 2",
+    );
+    fails_with(
+        &["graph", "symmetry", "-"],
+        Some("3 1\n3 3\n"),
+        "line 2: v: a self-loop at vertex 3",
+    );
+    fails_with(
+        &["graph", "isomorphic", "examples/graph-petersen.txt", "-"],
+        Some("2 1\n1 5\n"),
+        "line 2: v: vertex 5 out of range 1..2",
+    );
+}
+
+#[test]
+fn count_graph_colourings_prints_the_number_alone() {
+    // Petersen: 2-colourings of its vertices up to its 120 symmetries (Burnside by hand over
+    // S5's classes acting on 2-subsets: (1024 + 10·2^7 + 15·2^6 + 20·2^4 + 20·2^3 + 30·2^3 +
+    // 24·2^2) / 120 = 34).
+    assert_eq!(
+        stdout_of(
+            &[
+                "count",
+                "graph-colourings",
+                "examples/graph-petersen.txt",
+                "--k",
+                "2"
+            ],
+            None
+        ),
+        "34\n"
+    );
+    // The 4-cycle's edges with 2 colours: the square's bracelets, 6.
+    assert_eq!(
+        stdout_of(
+            &["count", "graph-colourings", "-", "--k", "2", "--edges"],
+            Some("4 4\n1 2\n2 3\n3 4\n4 1\n")
+        ),
+        "6\n"
+    );
+    assert_eq!(
+        stdout_of(
+            &[
+                "count",
+                "graph-colourings",
+                "-",
+                "--content",
+                "2,2",
+                "--cycle-index"
+            ],
+            Some("4 4\n1 2\n2 3\n3 4\n4 1\n")
+        ),
+        "2\n1/8 x1^4\n1/4 x1^2 x2\n3/8 x2^2\n1/4 x4\n"
+    );
+    fails_with(
+        &["count", "graph-colourings", "-", "--k", "2"],
+        Some("2 1\n1 1\n"),
+        "line 2: v: a self-loop at vertex 1",
     );
 }

@@ -22,6 +22,7 @@ _KIND_FIELDS = {
     orbit_pb2.CountJob: "count",
     orbit_pb2.PuzzleJob: "puzzle",
     orbit_pb2.CopThiefJob: "cop_thief",
+    orbit_pb2.GraphJob: "graph",
 }
 
 _FINAL_EVENTS = ("result", "error")
@@ -34,6 +35,7 @@ def job(
         orbit_pb2.CountJob,
         orbit_pb2.PuzzleJob,
         orbit_pb2.CopThiefJob,
+        orbit_pb2.GraphJob,
     ],
     id: str = "",
     *,

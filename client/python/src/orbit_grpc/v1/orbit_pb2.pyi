@@ -55,7 +55,7 @@ CUBE_PART_VERTICES: CubePart
 CUBE_PART_EDGES: CubePart
 
 class Job(_message.Message):
-    __slots__ = ("id", "options", "game", "group", "count", "puzzle", "cop_thief")
+    __slots__ = ("id", "options", "game", "group", "count", "puzzle", "cop_thief", "graph")
     ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +63,7 @@ class Job(_message.Message):
     COUNT_FIELD_NUMBER: _ClassVar[int]
     PUZZLE_FIELD_NUMBER: _ClassVar[int]
     COP_THIEF_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
     id: str
     options: JobOptions
     game: GameGraphJob
@@ -70,7 +71,8 @@ class Job(_message.Message):
     count: CountJob
     puzzle: PuzzleJob
     cop_thief: CopThiefJob
-    def __init__(self, id: _Optional[str] = ..., options: _Optional[_Union[JobOptions, _Mapping]] = ..., game: _Optional[_Union[GameGraphJob, _Mapping]] = ..., group: _Optional[_Union[GroupJob, _Mapping]] = ..., count: _Optional[_Union[CountJob, _Mapping]] = ..., puzzle: _Optional[_Union[PuzzleJob, _Mapping]] = ..., cop_thief: _Optional[_Union[CopThiefJob, _Mapping]] = ...) -> None: ...
+    graph: GraphJob
+    def __init__(self, id: _Optional[str] = ..., options: _Optional[_Union[JobOptions, _Mapping]] = ..., game: _Optional[_Union[GameGraphJob, _Mapping]] = ..., group: _Optional[_Union[GroupJob, _Mapping]] = ..., count: _Optional[_Union[CountJob, _Mapping]] = ..., puzzle: _Optional[_Union[PuzzleJob, _Mapping]] = ..., cop_thief: _Optional[_Union[CopThiefJob, _Mapping]] = ..., graph: _Optional[_Union[GraphJob, _Mapping]] = ...) -> None: ...
 
 class JobOptions(_message.Message):
     __slots__ = ("deadline_ms", "progress")
@@ -270,7 +272,7 @@ class GroupResult(_message.Message):
     def __init__(self, order: _Optional[str] = ..., base: _Optional[_Iterable[int]] = ..., orbits: _Optional[_Iterable[_Union[PointOrbit, _Mapping]]] = ..., members: _Optional[_Iterable[bool]] = ..., kind: _Optional[_Union[GroupKind, str]] = ..., words: _Optional[_Iterable[_Union[GroupWord, _Mapping]]] = ...) -> None: ...
 
 class CountJob(_message.Message):
-    __slots__ = ("necklace", "bracelet", "torus", "cube", "graphs", "binary_tree", "group", "modulus")
+    __slots__ = ("necklace", "bracelet", "torus", "cube", "graphs", "binary_tree", "group", "graph_colourings", "modulus")
     NECKLACE_FIELD_NUMBER: _ClassVar[int]
     BRACELET_FIELD_NUMBER: _ClassVar[int]
     TORUS_FIELD_NUMBER: _ClassVar[int]
@@ -278,6 +280,7 @@ class CountJob(_message.Message):
     GRAPHS_FIELD_NUMBER: _ClassVar[int]
     BINARY_TREE_FIELD_NUMBER: _ClassVar[int]
     GROUP_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_COLOURINGS_FIELD_NUMBER: _ClassVar[int]
     MODULUS_FIELD_NUMBER: _ClassVar[int]
     necklace: NecklaceCount
     bracelet: NecklaceCount
@@ -286,8 +289,9 @@ class CountJob(_message.Message):
     graphs: GraphsCount
     binary_tree: BinaryTreeCount
     group: GroupCount
+    graph_colourings: GraphColouringsCount
     modulus: str
-    def __init__(self, necklace: _Optional[_Union[NecklaceCount, _Mapping]] = ..., bracelet: _Optional[_Union[NecklaceCount, _Mapping]] = ..., torus: _Optional[_Union[TorusCount, _Mapping]] = ..., cube: _Optional[_Union[CubeCount, _Mapping]] = ..., graphs: _Optional[_Union[GraphsCount, _Mapping]] = ..., binary_tree: _Optional[_Union[BinaryTreeCount, _Mapping]] = ..., group: _Optional[_Union[GroupCount, _Mapping]] = ..., modulus: _Optional[str] = ...) -> None: ...
+    def __init__(self, necklace: _Optional[_Union[NecklaceCount, _Mapping]] = ..., bracelet: _Optional[_Union[NecklaceCount, _Mapping]] = ..., torus: _Optional[_Union[TorusCount, _Mapping]] = ..., cube: _Optional[_Union[CubeCount, _Mapping]] = ..., graphs: _Optional[_Union[GraphsCount, _Mapping]] = ..., binary_tree: _Optional[_Union[BinaryTreeCount, _Mapping]] = ..., group: _Optional[_Union[GroupCount, _Mapping]] = ..., graph_colourings: _Optional[_Union[GraphColouringsCount, _Mapping]] = ..., modulus: _Optional[str] = ...) -> None: ...
 
 class NecklaceCount(_message.Message):
     __slots__ = ("n", "k")
@@ -345,6 +349,20 @@ class GroupCount(_message.Message):
     cycle_index: bool
     def __init__(self, degree: _Optional[int] = ..., generators: _Optional[_Iterable[_Union[Permutation, _Mapping]]] = ..., k: _Optional[int] = ..., content: _Optional[_Iterable[int]] = ..., cycle_index: _Optional[bool] = ...) -> None: ...
 
+class GraphColouringsCount(_message.Message):
+    __slots__ = ("graph", "k", "edges", "content", "cycle_index")
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    CYCLE_INDEX_FIELD_NUMBER: _ClassVar[int]
+    graph: GraphJob
+    k: int
+    edges: bool
+    content: _containers.RepeatedScalarFieldContainer[int]
+    cycle_index: bool
+    def __init__(self, graph: _Optional[_Union[GraphJob, _Mapping]] = ..., k: _Optional[int] = ..., edges: _Optional[bool] = ..., content: _Optional[_Iterable[int]] = ..., cycle_index: _Optional[bool] = ...) -> None: ...
+
 class CyclePart(_message.Message):
     __slots__ = ("length", "count")
     LENGTH_FIELD_NUMBER: _ClassVar[int]
@@ -370,6 +388,32 @@ class CountResult(_message.Message):
     modulus: str
     cycle_index: _containers.RepeatedCompositeFieldContainer[CycleIndexTerm]
     def __init__(self, count: _Optional[str] = ..., modulus: _Optional[str] = ..., cycle_index: _Optional[_Iterable[_Union[CycleIndexTerm, _Mapping]]] = ...) -> None: ...
+
+class GraphJob(_message.Message):
+    __slots__ = ("vertices", "edges", "colours")
+    VERTICES_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    COLOURS_FIELD_NUMBER: _ClassVar[int]
+    vertices: int
+    edges: _containers.RepeatedCompositeFieldContainer[Edge]
+    colours: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, vertices: _Optional[int] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., colours: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class GraphResult(_message.Message):
+    __slots__ = ("order", "orbits", "generators", "canonical_labels", "canonical_edges", "canonical_colours")
+    ORDER_FIELD_NUMBER: _ClassVar[int]
+    ORBITS_FIELD_NUMBER: _ClassVar[int]
+    GENERATORS_FIELD_NUMBER: _ClassVar[int]
+    CANONICAL_LABELS_FIELD_NUMBER: _ClassVar[int]
+    CANONICAL_EDGES_FIELD_NUMBER: _ClassVar[int]
+    CANONICAL_COLOURS_FIELD_NUMBER: _ClassVar[int]
+    order: str
+    orbits: _containers.RepeatedCompositeFieldContainer[PointOrbit]
+    generators: _containers.RepeatedCompositeFieldContainer[Permutation]
+    canonical_labels: _containers.RepeatedScalarFieldContainer[int]
+    canonical_edges: _containers.RepeatedCompositeFieldContainer[Edge]
+    canonical_colours: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, order: _Optional[str] = ..., orbits: _Optional[_Iterable[_Union[PointOrbit, _Mapping]]] = ..., generators: _Optional[_Iterable[_Union[Permutation, _Mapping]]] = ..., canonical_labels: _Optional[_Iterable[int]] = ..., canonical_edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., canonical_colours: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Arrangement(_message.Message):
     __slots__ = ("tokens",)
@@ -418,7 +462,7 @@ class JobTiming(_message.Message):
     def __init__(self, queue_ms: _Optional[float] = ..., run_ms: _Optional[float] = ...) -> None: ...
 
 class JobResult(_message.Message):
-    __slots__ = ("id", "timing", "game", "group", "count", "puzzle", "cop_thief")
+    __slots__ = ("id", "timing", "game", "group", "count", "puzzle", "cop_thief", "graph")
     ID_FIELD_NUMBER: _ClassVar[int]
     TIMING_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -426,6 +470,7 @@ class JobResult(_message.Message):
     COUNT_FIELD_NUMBER: _ClassVar[int]
     PUZZLE_FIELD_NUMBER: _ClassVar[int]
     COP_THIEF_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
     id: str
     timing: JobTiming
     game: GameGraphResult
@@ -433,7 +478,8 @@ class JobResult(_message.Message):
     count: CountResult
     puzzle: PuzzleResult
     cop_thief: CopThiefResult
-    def __init__(self, id: _Optional[str] = ..., timing: _Optional[_Union[JobTiming, _Mapping]] = ..., game: _Optional[_Union[GameGraphResult, _Mapping]] = ..., group: _Optional[_Union[GroupResult, _Mapping]] = ..., count: _Optional[_Union[CountResult, _Mapping]] = ..., puzzle: _Optional[_Union[PuzzleResult, _Mapping]] = ..., cop_thief: _Optional[_Union[CopThiefResult, _Mapping]] = ...) -> None: ...
+    graph: GraphResult
+    def __init__(self, id: _Optional[str] = ..., timing: _Optional[_Union[JobTiming, _Mapping]] = ..., game: _Optional[_Union[GameGraphResult, _Mapping]] = ..., group: _Optional[_Union[GroupResult, _Mapping]] = ..., count: _Optional[_Union[CountResult, _Mapping]] = ..., puzzle: _Optional[_Union[PuzzleResult, _Mapping]] = ..., cop_thief: _Optional[_Union[CopThiefResult, _Mapping]] = ..., graph: _Optional[_Union[GraphResult, _Mapping]] = ...) -> None: ...
 
 class Queued(_message.Message):
     __slots__ = ("queue_depth",)

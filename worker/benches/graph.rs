@@ -1,0 +1,245 @@
+//! The graph kind against nauty's `dreadnaut` (Debian `nauty`) in the same run: automorphism
+//! group and canonical labelling of dense graphs (Paley, rook's graphs — strongly regular —,
+//! random G(n, 1/2)) and of sparse ones within the dense search's range (grids, random recursive
+//! trees, random cubic graphs; `cubic_N`, `grid_K`, `tree_N`, `rook_K`, `paley_P`, `random_N`
+//! name any size). Sparse graphs of 10^4 vertices and more are far slower on the bit matrix
+//! (`cubic_2000` did not finish 3 runs in 2 minutes), hence not in the default set.
+//!
+//! `cargo bench -p orbit-worker --bench graph` (add case names to run some only). For each case:
+//! Orbit's search alone (`dense_search`: nauty's algorithm through `canonaut`, canonical labelling
+//! included), the whole job (`solve_graph`: the search, the exact order and orbits through
+//! `PermGroup`, the canonical form), both as the minimum CPU time of 3 runs; and dreadnaut's
+//! own `cpu time` for `c x` (canonical labelling on, the same search; minimum of 3 runs in one
+//! session, read from its output, 10 ms resolution), and the ratio job / dreadnaut. Without
+//! `dreadnaut` on `PATH` its column says `-`. `ORBIT_GRAPH_BENCH_RUNS=1` runs each side once
+//! (for the largest graphs).
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use orbit_worker::graph::{GraphJob, UndirectedGraph, dense_search, solve_graph};
+use orbit_worker::{Limits, SolveContext};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const DEFAULT_CASES: &[&str] = &[
+    "paley_1009",
+    "paley_2017",
+    "paley_4001",
+    "random_1000",
+    "random_2000",
+    "random_4000",
+    "rook_50",
+    "grid_30",
+    "tree_1000",
+    "cubic_500",
+];
+
+/// Nanoseconds this thread has spent on a CPU (`/proc/thread-self/schedstat`).
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn min_cpu_secs(runs: usize, mut f: impl FnMut()) -> f64 {
+    (0..runs)
+        .map(|_| {
+            let start = cpu_ns();
+            f();
+            (cpu_ns() - start) as f64 / 1e9
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn graph(n: u32, edges: impl IntoIterator<Item = (u32, u32)>) -> UndirectedGraph {
+    UndirectedGraph {
+        vertices: n,
+        edges: edges.into_iter().collect(),
+        colours: None,
+    }
+}
+
+/// The Paley graph on GF(p), `p ≡ 1 mod 4` prime.
+fn paley(p: u32) -> UndirectedGraph {
+    let mut square = vec![false; p as usize];
+    for x in 1..p as u64 {
+        square[(x * x % p as u64) as usize] = true;
+    }
+    graph(
+        p,
+        (0..p)
+            .flat_map(|x| (x + 1..p).map(move |y| (x, y)))
+            .filter(|&(x, y)| square[(y - x) as usize]),
+    )
+}
+
+/// The rook's graph K_k x K_k (strongly regular, |Aut| = 2 (k!)^2).
+fn rook(k: u32) -> UndirectedGraph {
+    let n = k * k;
+    graph(
+        n,
+        (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| a / k == b / k || a % k == b % k),
+    )
+}
+
+fn random(n: u32, rng: &mut ChaCha8Rng) -> UndirectedGraph {
+    let mut edges = Vec::new();
+    for u in 0..n {
+        for v in u + 1..n {
+            if rng.random_bool(0.5) {
+                edges.push((u, v));
+            }
+        }
+    }
+    graph(n, edges)
+}
+
+/// A random cubic graph: the union of a random perfect matching and a Hamiltonian cycle on a
+/// random order (rejecting repeated edges).
+fn cubic(n: u32, rng: &mut ChaCha8Rng) -> UndirectedGraph {
+    loop {
+        let mut order: Vec<u32> = (0..n).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.random_range(0..=i));
+        }
+        let mut edges = BTreeSet::new();
+        for i in 0..n as usize {
+            let (a, b) = (order[i], order[(i + 1) % n as usize]);
+            edges.insert((a.min(b), a.max(b)));
+        }
+        let mut matching: Vec<u32> = (0..n).collect();
+        for i in (1..matching.len()).rev() {
+            matching.swap(i, rng.random_range(0..=i));
+        }
+        let before = edges.len();
+        for pair in matching.chunks(2) {
+            edges.insert((pair[0].min(pair[1]), pair[0].max(pair[1])));
+        }
+        if edges.len() == before + n as usize / 2 {
+            return graph(n, edges);
+        }
+    }
+}
+
+fn grid(k: u32) -> UndirectedGraph {
+    let n = k * k;
+    let mut edges = Vec::new();
+    for r in 0..k {
+        for c in 0..k {
+            let v = r * k + c;
+            if c + 1 < k {
+                edges.push((v, v + 1));
+            }
+            if r + 1 < k {
+                edges.push((v, v + k));
+            }
+        }
+    }
+    graph(n, edges)
+}
+
+/// A random recursive tree: vertex i joins a uniformly random earlier vertex.
+fn tree(n: u32, rng: &mut ChaCha8Rng) -> UndirectedGraph {
+    graph(n, (1..n).map(|i| (rng.random_range(0..i), i)))
+}
+
+/// dreadnaut's minimum `cpu time` over `runs` runs of `c x`, in seconds.
+fn dreadnaut_secs(g: &UndirectedGraph, runs: usize) -> Option<f64> {
+    let n = g.vertices as usize;
+    let mut adjacency = vec![Vec::new(); n];
+    for &(u, v) in &g.edges {
+        adjacency[u.min(v) as usize].push(u.max(v));
+    }
+    let mut input = format!("n={n} g\n");
+    // `v: w w ...;` per vertex; the last ends with `.` instead of `;`.
+    for (v, list) in adjacency.iter().enumerate() {
+        input.push_str(&format!("{v}:"));
+        for w in list {
+            input.push_str(&format!(" {w}"));
+        }
+        input.push_str(if v + 1 == n { ".\n" } else { ";\n" });
+    }
+    input.push_str(&format!("-a -m c{} q\n", " x".repeat(runs)));
+    let mut child = Command::new("dreadnaut")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split("cpu time = ").nth(1)?;
+            rest.split_whitespace().next()?.parse::<f64>().ok()
+        })
+        .reduce(f64::min)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let cases: Vec<&str> = if args.is_empty() {
+        DEFAULT_CASES.to_vec()
+    } else {
+        args.iter().map(String::as_str).collect()
+    };
+    let runs: usize = std::env::var("ORBIT_GRAPH_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3)
+        .max(1);
+    let mut rng = ChaCha8Rng::seed_from_u64(2026);
+    let (ctx, limits) = (SolveContext::detached(), Limits::default());
+    println!(
+        "{:<14} {:>7} {:>9} {:>11} {:>10} {:>10} {:>11} {:>6}",
+        "case", "n", "m", "order", "search s", "job s", "dreadnaut s", "ratio"
+    );
+    for case in cases {
+        let (name, size) = case.rsplit_once('_').expect("case_size");
+        let size: u32 = size.parse().expect("size");
+        let g = match name {
+            "paley" => paley(size),
+            "rook" => rook(size),
+            "random" => random(size, &mut rng),
+            "cubic" => cubic(size, &mut rng),
+            "grid" => grid(size),
+            "tree" => tree(size, &mut rng),
+            other => panic!("unknown case {other}"),
+        };
+        let search = min_cpu_secs(runs, || {
+            dense_search(&g, &ctx, 1 << 30).expect("search");
+        });
+        let job = GraphJob { graph: g.clone() };
+        let mut order = String::new();
+        let total = min_cpu_secs(runs, || {
+            order = solve_graph(&job, &ctx, &limits)
+                .expect("job")
+                .order
+                .to_string();
+        });
+        if order.len() > 11 {
+            order = format!("~1e{}", order.len() - 1);
+        }
+        let anchor = dreadnaut_secs(&g, runs);
+        let (anchor_text, ratio) = match anchor {
+            Some(a) => (format!("{a:.2}"), format!("{:.2}", total / a.max(0.01))),
+            None => ("-".into(), "-".into()),
+        };
+        println!(
+            "{case:<14} {:>7} {:>9} {order:>11} {search:>10.3} {total:>10.3} {anchor_text:>11} {ratio:>6}",
+            g.vertices,
+            g.edges.len()
+        );
+    }
+}
