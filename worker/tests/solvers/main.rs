@@ -15,6 +15,7 @@ mod game_cop_thief_witness;
 mod game_retrograde;
 mod game_witness;
 mod group_closure;
+mod group_gap_corpus;
 mod group_giant_products;
 mod group_known_orders;
 mod group_large_degree;
