@@ -60,7 +60,12 @@ fn main() {
             groups.extend(read_corpus_file(&corpus_dir().join(file)));
         }
     }
-    groups.retain(|g| wanted.is_empty() || wanted.iter().any(|w| g.name().contains(w)));
+    groups.retain(|g| {
+        wanted.is_empty()
+            || wanted
+                .iter()
+                .any(|w| g.name().contains(w) || g.library == *w)
+    });
     println!(
         "# GAP-library corpus: {} groups, min of {runs} runs each; GAP: {}",
         groups.len(),

@@ -95,7 +95,10 @@ fn parse_block(header: &str, body: &str, at: &str) -> CorpusGroup {
         f.len() >= 11 && f[3] == "seed" && f[5] == "order" && f[7] == "members",
         "{at}: malformed header {header:?}"
     );
-    let num = |s: &str| -> u64 { s.parse().unwrap_or_else(|_| panic!("{at}: bad number {s:?}")) };
+    let num = |s: &str| -> u64 {
+        s.parse()
+            .unwrap_or_else(|_| panic!("{at}: bad number {s:?}"))
+    };
     let problem = parse_group_text(body).unwrap_or_else(|e| panic!("{at}: {e}"));
     CorpusGroup {
         library: f[0].to_string(),

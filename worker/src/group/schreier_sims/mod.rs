@@ -98,6 +98,14 @@ const INDEX_ENTRIES: u64 = 2;
 /// per level).
 pub(crate) const DEFAULT_MAX_EXPLICIT_ENTRIES: u64 = 1 << 22;
 
+/// Bound on `orbit length × degree` for explicit representatives in the auxiliary chains the
+/// proofs build (the one-generator lemma's stabilisers, a normal series' subgroups): they serve
+/// a few membership tests, so a long orbit keeps a Schreier tree; but a large-base group's chain
+/// adds many strong generators, each rebuilding every tree-mode level from scratch, while an
+/// explicit level grows incrementally, and its short deeper orbits cost little explicitly
+/// (2^20 integers, 4 MiB per level).
+pub(crate) const AUXILIARY_MAX_EXPLICIT_ENTRIES: u64 = 1 << 20;
+
 /// Estimated integer operations of proving the chain by Schreier generators above which the
 /// whole-group normal-series certificate is tried first.
 const CERTIFICATE_WORK_THRESHOLD: u64 = 200_000_000;
