@@ -273,4 +273,41 @@ mod tests {
             assert_eq!(lines[0].cycle_lengths(), vec![m as usize]);
         }
     }
+
+    #[test]
+    fn product_action_acts_on_rows_and_columns() {
+        // Sym(12) wr 2 on [12]^2 (144 points): an 12-cycle and a transposition on the first
+        // coordinate, and the swap of the coordinates; 24 lines (rows and columns).
+        let m = 12u32;
+        let on = |f: &dyn Fn(u32, u32) -> (u32, u32)| {
+            let img = (0..m * m)
+                .map(|p| {
+                    let (x, y) = f(p / m, p % m);
+                    x * m + y
+                })
+                .collect();
+            Perm::from_images(img, "test").expect("a permutation")
+        };
+        let gens = vec![
+            on(&|x, y| ((x + 1) % m, y)),
+            on(&|x, y| (if x < 2 { 1 - x } else { x }, y)),
+            on(&|x, y| (y, x)),
+        ];
+        let lines = action_on_lines((m * m) as usize, &gens, 3, &SolveContext::detached())
+            .expect("no error")
+            .expect("rows and columns are found");
+        assert_eq!(lines[0].degree(), 2 * m as usize);
+    }
+
+    #[test]
+    fn two_transitive_groups_have_no_lines() {
+        // AGL(1, 101) on 101 points is 2-transitive: one suborbit of 100 points, no lines.
+        let p = 101u32;
+        let gens = vec![
+            Perm::from_images((0..p).map(|x| (x + 1) % p).collect(), "t").expect("perm"),
+            Perm::from_images((0..p).map(|x| 2 * x % p).collect(), "t").expect("perm"),
+        ];
+        let found = action_on_lines(p as usize, &gens, 3, &SolveContext::detached()).expect("ok");
+        assert!(found.is_none());
+    }
 }

@@ -106,6 +106,10 @@ pub(crate) const DEFAULT_MAX_EXPLICIT_ENTRIES: u64 = 1 << 22;
 /// (2^20 integers, 4 MiB per level).
 pub(crate) const AUXILIARY_MAX_EXPLICIT_ENTRIES: u64 = 1 << 20;
 
+/// Up to this degree a new level below the first starts with explicit representatives whatever
+/// the group's orbit of its base point (see `add_residue`).
+const OPTIMISTIC_EXPLICIT_MAX_DEGREE: usize = 10_000;
+
 /// Estimated integer operations of proving the chain by Schreier generators above which the
 /// whole-group normal-series certificate is tried first.
 const CERTIFICATE_WORK_THRESHOLD: u64 = 200_000_000;
@@ -732,8 +736,9 @@ mod tests {
 
     #[test]
     fn levels_choose_their_representation_by_size() {
-        // D_100 on 0..100 and C_3 on 100..103: with the explicit bound 5000 integers, the levels
-        // in the 100-point orbit (100 x 103 > 5000) are trees, the C_3 level (3 x 103) explicit.
+        // D_100 on 0..100 and C_3 on 100..103: with the explicit bound 5000 integers, the level
+        // of the 100-point orbit (100 x 103 > 5000) is a tree, the reflection's level (2 points)
+        // and the C_3 level (3 x 103) explicit.
         let n = 103;
         let ctx = SolveContext::detached();
         let tuning = ChainTuning {
@@ -754,7 +759,7 @@ mod tests {
         let chain = Chain::build(&test_inputs(&gens, tuning), &ctx).expect("chain");
         assert_eq!(chain.orbit_lengths().iter().product::<usize>(), 600);
         for lvl in &chain.levels {
-            let explicit = (lvl.base_point as usize) >= 100;
+            let explicit = (lvl.orbit.len() * n) as u64 <= 5000;
             assert_eq!(
                 lvl.inv_reps.is_some(),
                 explicit,
