@@ -98,14 +98,6 @@ const INDEX_ENTRIES: u64 = 2;
 /// per level).
 pub(crate) const DEFAULT_MAX_EXPLICIT_ENTRIES: u64 = 1 << 22;
 
-/// Bound on `orbit length × degree` for explicit representatives in the auxiliary chains the
-/// proofs build (the one-generator lemma's stabilisers, a normal series' subgroups): they serve
-/// a few membership tests, so a long orbit keeps a Schreier tree; but a large-base group's chain
-/// adds many strong generators, each rebuilding every tree-mode level from scratch, while an
-/// explicit level grows incrementally, and its short deeper orbits cost little explicitly
-/// (2^20 integers, 4 MiB per level).
-pub(crate) const AUXILIARY_MAX_EXPLICIT_ENTRIES: u64 = 1 << 20;
-
 /// Up to this degree a new level below the first starts with explicit representatives whatever
 /// the group's orbit of its base point (see `add_residue`).
 const OPTIMISTIC_EXPLICIT_MAX_DEGREE: usize = 10_000;

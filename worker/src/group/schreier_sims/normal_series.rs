@@ -332,7 +332,7 @@ impl Search<'_> {
                 // A few membership tests follow, so Schreier trees (built in O(|Δ|) per level)
                 // beat explicit transversals (O(|Δ| · d)).
                 let tuning = ChainTuning {
-                    max_explicit_entries: super::AUXILIARY_MAX_EXPLICIT_ENTRIES,
+                    max_explicit_entries: 0,
                     ..ChainTuning::default()
                 };
                 // The previous term's chain is dropped once the next is built: until then both

@@ -297,7 +297,7 @@ pub(crate) fn prove_level(
     // A rebuilt chain serves a few representatives and its first stabiliser: Schreier trees
     // (O(|orbit|) per level) beat explicit transversals (O(|orbit| · d)).
     let rebuilt_tuning = ChainTuning {
-        max_explicit_entries: super::AUXILIARY_MAX_EXPLICIT_ENTRIES,
+        max_explicit_entries: 0,
         ..chain.tuning()
     };
     let rebuild = |p: u32, held: &mut Held<'_>| -> Result<Option<OrbitView>, SolveError> {
