@@ -381,7 +381,14 @@ impl PermGroup {
         {
             let lines = line_gens[0].degree();
             let image = PermGroup::new_with_tuning(lines, line_gens, ctx, limits, tuning)?;
-            known_order_chain = Chain::build_with_known_order(&inputs, 0, &image.order, ctx)?;
+            let optimistic = ChainInputs {
+                tuning: ChainTuning {
+                    optimistic_explicit: true,
+                    ..chain_tuning
+                },
+                ..inputs
+            };
+            known_order_chain = Chain::build_with_known_order(&optimistic, 0, &image.order, ctx)?;
         }
         let chain = match known_order_chain {
             Some(chain) => chain,

@@ -123,14 +123,16 @@ impl Chain {
             };
             // The group's orbit of `b` bounds the level's orbit, but a deeper level of a
             // large-base group (Alt(m) on 2-sets: 2,145 points, then orbits of 128 and fewer)
-            // is far shorter: at moderate degrees the level starts explicit, and
+            // is far shorter: with `optimistic_explicit`, at moderate degrees the level starts
+            // explicit, and
             // `extend_orbit` turns it into a tree if it outgrows the explicit bound (having
             // built at most that bound's worth of representatives).
-            let bound = if self.n <= OPTIMISTIC_EXPLICIT_MAX_DEGREE {
-                1
-            } else {
-                self.group_orbit_len(b)
-            };
+            let bound =
+                if self.tuning.optimistic_explicit && self.n <= OPTIMISTIC_EXPLICIT_MAX_DEGREE {
+                    1
+                } else {
+                    self.group_orbit_len(b)
+                };
             self.add_level(b, bound)?;
         }
         self.add_gen(h, lo.min(l), l, ctx)
