@@ -29,6 +29,7 @@
 mod cycle_notation;
 mod cyclic;
 mod giant_recognition;
+mod invariant_lines;
 mod job;
 mod orbits;
 mod perm;

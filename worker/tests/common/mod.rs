@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses a part
 
 pub mod classical_groups;
+pub mod gap_corpus;
 
 use orbit_worker::group::{GroupTuning, Perm, PermGroup};
 use orbit_worker::{Limits, SolveContext};

@@ -17,6 +17,7 @@ mod game_witness;
 mod graph_colourings;
 mod graph_symmetry;
 mod group_closure;
+mod group_gap_corpus;
 mod group_giant_products;
 mod group_known_orders;
 mod group_large_degree;

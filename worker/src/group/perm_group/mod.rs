@@ -20,6 +20,7 @@ pub use sizes::{chain_budget, check_group_sizes, perm_group_memory_estimate};
 
 use super::cyclic::CyclicGroup;
 use super::giant_recognition::{Giant, recognise_giant};
+use super::invariant_lines::action_on_lines;
 use super::orbits::orbits_of;
 use super::perm::Perm;
 use super::schreier_sims::{Chain, ChainInputs, ChainTuning, LevelProof, LevelProofPolicy};
@@ -64,6 +65,11 @@ pub struct GroupTuning {
     /// default only where that would be expensive; tests force them everywhere to check them
     /// against brute force.
     pub level_proofs: LevelProofPolicy,
+    /// Try to find a faithful action of a transitive group on fewer invariant subsets (the stars
+    /// of `Alt(m)` on 2-sets, the lines of a product action; see `invariant_lines`), whose order
+    /// is the group's, before proving a stabiliser chain level by level. `false` forces the level
+    /// proofs; tests compare the two.
+    pub recognise_line_actions: bool,
     /// Consecutive random elements that must sift to the identity before random Schreier–Sims
     /// stops and the proof of completeness starts (default 12). Small values leave the chain
     /// incomplete more often, so that the proofs must find the missing strong generators.
@@ -77,6 +83,7 @@ impl Default for GroupTuning {
             max_explicit_transversal_entries: chain.max_explicit_entries,
             always_try_order_certificate: chain.always_try_certificate,
             recognise_giant_products: true,
+            recognise_line_actions: true,
             level_proofs: chain.level_proofs,
             random_phase_streak: chain.random_streak,
         }
@@ -364,7 +371,29 @@ impl PermGroup {
             seed: SEED,
             tuning: chain_tuning,
         };
-        let chain = Chain::build(&inputs, ctx)?;
+        // A transitive group acting faithfully on fewer invariant lines (Alt(m) on k-sets, product
+        // actions): its order is that of the smaller action, and a chain reaching it is complete.
+        let mut known_order_chain = None;
+        // (Only with the default level-proof policy: the others are for testing the level proofs.)
+        if tuning.recognise_line_actions
+            && tuning.level_proofs == LevelProofPolicy::WhereExpensive
+            && let Some(line_gens) = action_on_lines(inner_degree, &inner_gens, SEED, ctx)?
+        {
+            let lines = line_gens[0].degree();
+            let image = PermGroup::new_with_tuning(lines, line_gens, ctx, limits, tuning)?;
+            let optimistic = ChainInputs {
+                tuning: ChainTuning {
+                    optimistic_explicit: true,
+                    ..chain_tuning
+                },
+                ..inputs
+            };
+            known_order_chain = Chain::build_with_known_order(&optimistic, 0, &image.order, ctx)?;
+        }
+        let chain = match known_order_chain {
+            Some(chain) => chain,
+            None => Chain::build(&inputs, ctx)?,
+        };
         drop(inner_gens);
         let mut order = BigUint::one();
         for len in chain.orbit_lengths() {

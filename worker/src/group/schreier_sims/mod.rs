@@ -98,6 +98,11 @@ const INDEX_ENTRIES: u64 = 2;
 /// per level).
 pub(crate) const DEFAULT_MAX_EXPLICIT_ENTRIES: u64 = 1 << 22;
 
+/// Up to this degree, with [`ChainTuning::optimistic_explicit`], a new level below the first
+/// starts with explicit representatives whatever the group's orbit of its base point (see
+/// `add_residue`).
+const OPTIMISTIC_EXPLICIT_MAX_DEGREE: usize = 10_000;
+
 /// Estimated integer operations of proving the chain by Schreier generators above which the
 /// whole-group normal-series certificate is tried first.
 const CERTIFICATE_WORK_THRESHOLD: u64 = 200_000_000;
@@ -180,6 +185,12 @@ pub(crate) struct ChainTuning {
     /// Consecutive random elements that must sift to the identity before the random phase stops;
     /// small values leave chains incomplete for the proofs to finish (tests).
     pub(crate) random_streak: usize,
+    /// New levels below the first start explicit up to [`OPTIMISTIC_EXPLICIT_MAX_DEGREE`],
+    /// whatever the group's orbit of their base point: for large-base groups whose deeper orbits
+    /// are short (Alt(m) on 2-sets, whose order is known from its action on lines). Off by
+    /// default: a small-base group's long deeper orbits would build an explicit table up to the
+    /// bound first, then switch to a tree (measured 2-3x slower on affine groups of degree 2,401).
+    pub(crate) optimistic_explicit: bool,
 }
 
 impl Default for ChainTuning {
@@ -190,6 +201,7 @@ impl Default for ChainTuning {
             level_proofs: LevelProofPolicy::WhereExpensive,
             block_proofs: true,
             random_streak: RANDOM_STREAK,
+            optimistic_explicit: false,
         }
     }
 }

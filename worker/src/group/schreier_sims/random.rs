@@ -3,7 +3,10 @@
 //! of them sifts to the identity; and the variant for a group of known order, which stops when
 //! the product of the orbit lengths reaches it.
 
-use super::{Chain, ChainInputs, KNOWN_ORDER_PATIENCE, LevelProof, is_identity_slice};
+use super::{
+    Chain, ChainInputs, KNOWN_ORDER_PATIENCE, LevelProof, OPTIMISTIC_EXPLICIT_MAX_DEGREE,
+    is_identity_slice,
+};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::perm::Perm;
@@ -118,7 +121,18 @@ impl Chain {
             let Some(b) = h.first_moved_point() else {
                 return Ok(()); // the identity adds nothing (never reached: residues are non-trivial)
             };
-            let bound = self.group_orbit_len(b);
+            // The group's orbit of `b` bounds the level's orbit, but a deeper level of a
+            // large-base group (Alt(m) on 2-sets: 2,145 points, then orbits of 128 and fewer)
+            // is far shorter: with `optimistic_explicit`, at moderate degrees the level starts
+            // explicit, and
+            // `extend_orbit` turns it into a tree if it outgrows the explicit bound (having
+            // built at most that bound's worth of representatives).
+            let bound =
+                if self.tuning.optimistic_explicit && self.n <= OPTIMISTIC_EXPLICIT_MAX_DEGREE {
+                    1
+                } else {
+                    self.group_orbit_len(b)
+                };
             self.add_level(b, bound)?;
         }
         self.add_gen(h, lo.min(l), l, ctx)
