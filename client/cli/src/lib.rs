@@ -7,7 +7,7 @@
 //! and prints the answers; `connection.rs` decides where the server is.
 //!
 //! # Layout
-//! - `kinds/`: one file per job kind (game, group, count, puzzle, cop_thief), each holding the
+//! - `kinds/`: one file per job kind (game, group, count, puzzle, cop_thief, graph), each holding the
 //!   kind's text format (text → protobuf job), its domain → protobuf conversions and its command.
 //! - `text_formats.rs`: the text → job functions of every kind, gathered under one path.
 //! - `solve.rs` (`orbit solve`, JSON lines of any kind), `service.rs` (`orbit health`, `info`).
