@@ -41,6 +41,7 @@ use rand_chacha::ChaCha8Rng;
 use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
+use super::moved_points::{MovedPoints, invert};
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -203,9 +204,8 @@ impl TreeLevel {
 /// documentation).
 #[derive(Debug)]
 pub(crate) struct GiantWords {
-    degree: usize,
-    to_inner: Vec<u32>,
-    moved: Vec<u32>,
+    /// The moved points: the trees act on their numbers.
+    points: MovedPoints,
     orders: GeneratorOrders,
     /// The word of the base element.
     base_word: Word,
@@ -233,26 +233,18 @@ impl GiantWords {
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<GiantWords, SolveError> {
-        let degree = group.degree();
-        let mut to_inner = vec![NONE; degree];
-        let mut moved = Vec::new();
-        for x in 0..degree as u32 {
-            if group.generators().iter().any(|g| g.image(x) != x) {
-                to_inner[x as usize] = moved.len() as u32;
-                moved.push(x);
-            }
-        }
-        let m = moved.len();
+        let points = MovedPoints::of(group);
+        let (degree, m) = (points.degree(), points.len());
         let orders = GeneratorOrders::of(group.generators());
         let generators: Vec<Edge> = group
             .generators()
             .iter()
             .enumerate()
             .map(|(i, g)| {
-                let perm: Box<[u32]> = moved
-                    .iter()
-                    .map(|&x| to_inner[g.image(x) as usize])
-                    .collect();
+                let perm: Box<[u32]> = points
+                    .restrict(g)
+                    .expect("a generator permutes the moved points")
+                    .into_boxed_slice();
                 Edge {
                     inv: invert(&perm),
                     perm,
@@ -306,9 +298,7 @@ impl GiantWords {
             }
         }
         Ok(GiantWords {
-            degree,
-            to_inner,
-            moved,
+            points,
             orders,
             base_word,
             levels,
@@ -330,22 +320,9 @@ impl GiantWords {
     /// The word of `g`, `Ok(None)` when `g` is not a member, `Err(letters)` as soon as the word
     /// would be longer than `max_letters`.
     pub(crate) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
-        if g.degree() != self.degree {
+        let Some(inner) = self.points.restrict(g) else {
             return Ok(None);
-        }
-        for (x, &i) in self.to_inner.iter().enumerate() {
-            if i == NONE && g.image(x as u32) != x as u32 {
-                return Ok(None);
-            }
-        }
-        let inner: Vec<u32> = self
-            .moved
-            .iter()
-            .map(|&x| self.to_inner[g.image(x) as usize])
-            .collect();
-        if inner.contains(&NONE) {
-            return Ok(None);
-        }
+        };
         let mut w = Word::identity();
         let mut even = inner;
         if let Some((odd_inv, odd_word)) = &self.odd
@@ -653,14 +630,6 @@ fn is_even(p: &[u32]) -> bool {
         }
     }
     (p.len() - cycles).is_multiple_of(2)
-}
-
-fn invert(p: &[u32]) -> Box<[u32]> {
-    let mut inv = vec![0u32; p.len()].into_boxed_slice();
-    for (x, &y) in p.iter().enumerate() {
-        inv[y as usize] = x as u32;
-    }
-    inv
 }
 
 #[cfg(test)]

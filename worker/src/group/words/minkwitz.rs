@@ -35,6 +35,7 @@ use rand_chacha::ChaCha8Rng;
 use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
+use super::moved_points::{MovedPoints, invert};
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -69,12 +70,8 @@ struct Level {
 /// documentation).
 #[derive(Debug)]
 pub(crate) struct MinkwitzTables {
-    /// The degree of the group's permutations.
-    degree: usize,
-    /// Moved point number of each point, `NONE` for points no generator moves.
-    to_inner: Vec<u32>,
-    /// The moved points, in order.
-    moved: Vec<u32>,
+    /// The moved points: the tables' permutations act on their numbers.
+    points: MovedPoints,
     generators: Vec<Box<[u32]>>,
     inverses: Vec<Box<[u32]>>,
     orders: GeneratorOrders,
@@ -118,24 +115,16 @@ impl MinkwitzTables {
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<MinkwitzTables, SolveError> {
-        let degree = group.degree();
-        let mut to_inner = vec![NONE; degree];
-        let mut moved = Vec::new();
-        for x in 0..degree as u32 {
-            if group.generators().iter().any(|g| g.image(x) != x) {
-                to_inner[x as usize] = moved.len() as u32;
-                moved.push(x);
-            }
-        }
-        let m = moved.len();
+        let points = MovedPoints::of(group);
+        let (degree, m) = (points.degree(), points.len());
         let generators: Vec<Box<[u32]>> = group
             .generators()
             .iter()
             .map(|g| {
-                moved
-                    .iter()
-                    .map(|&x| to_inner[g.image(x) as usize])
-                    .collect()
+                points
+                    .restrict(g)
+                    .expect("a generator permutes the moved points")
+                    .into_boxed_slice()
             })
             .collect();
         let inverses = generators.iter().map(|g| invert(g)).collect();
@@ -160,7 +149,7 @@ impl MinkwitzTables {
             .iter()
             .zip(&orbit_lens)
             .map(|(&b, &len)| {
-                let b = to_inner[b as usize];
+                let b = points.inner(b);
                 let mut slot = vec![NONE; m];
                 slot[b as usize] = 0;
                 let identity: Box<[u32]> = (0..m as u32).collect();
@@ -177,9 +166,7 @@ impl MinkwitzTables {
             })
             .collect();
         let mut words = MinkwitzTables {
-            degree,
-            to_inner,
-            moved,
+            points,
             orders: GeneratorOrders::of(group.generators()),
             generators,
             inverses,
@@ -202,22 +189,7 @@ impl MinkwitzTables {
     /// # Complexity
     /// `O(B · k · m)` for the query ball of `B` elements (see the module documentation).
     pub(crate) fn word_of(&self, g: &Perm) -> Option<Word> {
-        if g.degree() != self.degree {
-            return None;
-        }
-        for (x, &i) in self.to_inner.iter().enumerate() {
-            if i == NONE && g.image(x as u32) != x as u32 {
-                return None;
-            }
-        }
-        let inner: Vec<u32> = self
-            .moved
-            .iter()
-            .map(|&x| self.to_inner[g.image(x) as usize])
-            .collect();
-        if inner.contains(&NONE) {
-            return None;
-        }
+        let inner = self.points.restrict(g)?;
         // Choose by the sum of the parts' lengths (an upper bound of the reduced length) and
         // build only the chosen word: building every candidate's word costs more than sifting.
         let mut parts = Vec::with_capacity(self.levels.len());
@@ -305,7 +277,8 @@ impl MinkwitzTables {
             return Err(SolveError::limit_shown(
                 format!(
                     "words of the group of degree {} ({} bytes)",
-                    self.degree, self.bytes
+                    self.points.degree(),
+                    self.bytes
                 ),
                 limit_name,
                 self.budget,
@@ -376,7 +349,7 @@ impl MinkwitzTables {
     /// generator of large order `m` (a long cycle) only reaches powers of about `√len`, and the
     /// tables of its orbit would never fill; a power costs one letter of length at most `m/2`.
     fn random_walk(&self, rng: &mut ChaCha8Rng, len: usize) -> (Vec<u32>, Word) {
-        let m = self.moved.len();
+        let m = self.points.len();
         let k = self.generators.len() as u32;
         debug_assert!(k > 0);
         let mut t: Vec<u32> = (0..m as u32).collect();
@@ -473,7 +446,7 @@ impl MinkwitzTables {
         ctx: &SolveContext,
         limit_name: &'static str,
     ) -> Result<(), SolveError> {
-        let m = self.moved.len();
+        let m = self.points.len();
         for i in 0..self.levels.len() {
             let n = self.levels[i].entries.len();
             if n < 2 {
@@ -524,7 +497,7 @@ impl MinkwitzTables {
     /// The first `size` elements of a breadth-first search of the Cayley graph from the
     /// identity (distinct elements; the identity first), as (inverse, word).
     fn ball(&self, size: usize) -> Vec<(Box<[u32]>, Word)> {
-        let m = self.moved.len();
+        let m = self.points.len();
         let identity: Box<[u32]> = (0..m as u32).collect();
         let mut seen = std::collections::HashSet::new();
         seen.insert(identity.clone());
@@ -591,12 +564,4 @@ fn power_into(p: &[u32], e: i64, out: &mut [u32]) {
             out[x as usize] = cycle[(i as i64 + e).rem_euclid(len) as usize];
         }
     }
-}
-
-fn invert(p: &[u32]) -> Box<[u32]> {
-    let mut inv = vec![0u32; p.len()].into_boxed_slice();
-    for (x, &y) in p.iter().enumerate() {
-        inv[y as usize] = x as u32;
-    }
-    inv
 }

@@ -6,6 +6,7 @@
 mod giant;
 mod group_words;
 mod minkwitz;
+mod moved_points;
 mod word;
 
 pub use group_words::{GIANT_WORDS_FROM_DEGREE, GroupWords, WordEffort, WordMethod};
