@@ -36,8 +36,41 @@ pub(crate) const MIN_DEGREE: usize = 100;
 pub(crate) const MAX_DEGREE: usize = 20_000;
 /// Random elements of the point stabiliser whose orbits stand for its suborbits.
 const STABILISER_ELEMENTS: usize = 8;
-/// Bound on `n · v` (the orbital graph's neighbourhoods, 4 bytes each: 16 MiB).
-const MAX_NEIGHBOUR_ENTRIES: usize = 1 << 22;
+/// Bound on `n · v` (the orbital graph's neighbourhoods) and, separately, on the points of all
+/// the lines together: 4 bytes each, 2 MiB per structure (see [`line_search_bytes`]). Enough for
+/// `Alt(m)` on 2-sets up to `m` ≈ 80 (degree 3,160) and product actions up to degree 20,000.
+const MAX_ENTRIES: usize = 1 << 19;
+
+/// Upper bound on the bytes [`action_on_lines`] allocates for `generators` permutations of
+/// degree `degree` (0 outside the degrees it tries), charged in the group's memory estimate.
+/// Derived from its allocations, `d` the degree, `k` the generators, `E` = [`MAX_ENTRIES`]:
+/// the Schreier tree, its order, the suborbit labels and the suborbits (`24d`); the inverses
+/// (`4dk`); the product replacement (`4d (max(k, 10) + 3) + 16 max(k, 10)`) and its 8 stabiliser
+/// elements (`32d`); the neighbourhoods (`4E`); the lines, the map's copies of them and the
+/// signatures, whose vectors grow by doubling (`4E + 4E + 8E`), their headers and the maps'
+/// slots (`d/2` lines and `d` signatures: `24d + 33d + 24d + 50d`); the actions on the lines
+/// (`k` vectors of `d/2` ids, doubling: `4dk`).
+///
+/// ```
+/// use orbit_worker::group::line_search_bytes;
+/// assert_eq!(line_search_bytes(50, 2), 0);
+/// assert!(line_search_bytes(2_145, 3) < 16 << 20);
+/// ```
+pub fn line_search_bytes(degree: u64, generators: u64) -> u64 {
+    if !(MIN_DEGREE as u64..=MAX_DEGREE as u64).contains(&degree) {
+        return 0;
+    }
+    let (d, k) = (degree, generators);
+    let entries = 20 * MAX_ENTRIES as u64;
+    let replacement = d
+        .saturating_mul(4)
+        .saturating_mul(k.max(10) + 3)
+        .saturating_add(k.max(10) * 16);
+    d.saturating_mul(24 + 32 + 24 + 33 + 24 + 50)
+        .saturating_add(d.saturating_mul(k).saturating_mul(8))
+        .saturating_add(replacement)
+        .saturating_add(entries)
+}
 
 /// The generators' actions on an invariant family of fewer than `degree` subsets whose
 /// signatures separate the points (see the module documentation), or `None` if none was found.
@@ -130,7 +163,7 @@ pub(crate) fn action_on_lines(
     let v = first.len();
     // Lines through a point of a Johnson or Hamming graph have about sqrt(n) points at most.
     let max_valency = 4 * (n as f64).sqrt() as usize + 8;
-    if v < 2 || v > max_valency || n.saturating_mul(v) > MAX_NEIGHBOUR_ENTRIES {
+    if v < 2 || v > max_valency || n.saturating_mul(v) > MAX_ENTRIES {
         return Ok(None);
     }
     first.sort_unstable();
@@ -176,6 +209,7 @@ pub(crate) fn action_on_lines(
     let mut lines: Vec<Vec<u32>> = vec![line.clone()];
     ids.insert(line, 0);
     let mut actions: Vec<Vec<u32>> = vec![Vec::new(); generators.len()];
+    let mut entries = lines[0].len();
     let mut i = 0;
     while i < lines.len() {
         if i % 256 == 0 {
@@ -187,7 +221,8 @@ pub(crate) fn action_on_lines(
             let next = lines.len() as u32;
             let id = *ids.entry(image).or_insert(next);
             if id == next {
-                if lines.len() >= max_lines {
+                entries += lines[i].len();
+                if lines.len() >= max_lines || entries > MAX_ENTRIES {
                     return Ok(None);
                 }
                 let mut image: Vec<u32> = lines[i].iter().map(|&x| g.image(x)).collect();

@@ -41,6 +41,7 @@ mod text_format;
 mod words;
 
 pub use cycle_notation::CycleNotationError;
+pub use invariant_lines::line_search_bytes;
 pub use job::{
     GroupAnswer, GroupProblem, WORD_BYTES_PER_LETTER, format_group_answer, group_memory_estimate,
     solve_group, validate_group_problem,

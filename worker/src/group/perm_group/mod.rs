@@ -380,7 +380,9 @@ impl PermGroup {
             && let Some(line_gens) = action_on_lines(inner_degree, &inner_gens, SEED, ctx)?
         {
             let lines = line_gens[0].degree();
-            let image = PermGroup::new_with_tuning(lines, line_gens, ctx, limits, tuning)?;
+            // Only the order is kept: the image group's chain is gone before the main chain grows.
+            let image_order =
+                PermGroup::new_with_tuning(lines, line_gens, ctx, limits, tuning)?.order;
             let optimistic = ChainInputs {
                 tuning: ChainTuning {
                     optimistic_explicit: true,
@@ -388,7 +390,7 @@ impl PermGroup {
                 },
                 ..inputs
             };
-            known_order_chain = Chain::build_with_known_order(&optimistic, 0, &image.order, ctx)?;
+            known_order_chain = Chain::build_with_known_order(&optimistic, 0, &image_order, ctx)?;
         }
         let chain = match known_order_chain {
             Some(chain) => chain,

@@ -3,6 +3,7 @@
 //! chain (including the giant-product attempt), and the chain's budget.
 
 use crate::error::SolveError;
+use crate::group::invariant_lines::line_search_bytes;
 use crate::limits::Limits;
 use crate::memory::{SMALL_ALLOCATIONS, bigint_work_bytes};
 
@@ -79,6 +80,9 @@ pub(crate) fn order_bits_bound(degree: u64) -> u64 {
 /// * the base (`4d`), the order and, when the base is long enough to decide `Sym`/`Alt`, `d!`
 ///   computed once more: big integers of at most `d log2 d` bits (see
 ///   [`bigint_work_bytes`](crate::memory::bigint_work_bytes));
+/// * for a transitive group of degree 100..20,000, the search for a faithful action on invariant
+///   lines and the group of that action ([`line_search_bytes`], then this estimate at half the
+///   degree);
 /// * for an intransitive group, the giant-product attempt (`giant_product_memory_estimate`):
 ///   while it runs none of the cyclic group's, giant recognition's or Schreier–Sims's allocations
 ///   above are alive, and its own product replacement, its orbits on the moved points, the copy
@@ -90,8 +94,8 @@ pub(crate) fn order_bits_bound(degree: u64) -> u64 {
 ///
 /// ```
 /// use orbit_worker::group::perm_group_memory_estimate;
-/// // Sym(10,000) from two generators: about 8 MiB.
-/// assert_eq!(perm_group_memory_estimate(10_000, 2) >> 20, 8);
+/// // Sym(10,000) from two generators: about 24 MiB (13 of them for a search for invariant lines).
+/// assert_eq!(perm_group_memory_estimate(10_000, 2) >> 20, 24);
 /// ```
 pub fn perm_group_memory_estimate(degree: u64, generators: u64) -> u64 {
     let (d, k) = (degree, generators);
@@ -111,7 +115,20 @@ pub(crate) fn single_group_memory_estimate(degree: u64, generators: u64) -> u64 
         .saturating_add(k.saturating_mul(4 * d + 16 + 8 + 16))
         .saturating_add(replacement.saturating_mul(2))
         .saturating_add(bigint_work_bytes(order_bits, 2).saturating_mul(2))
+        .saturating_add(line_action_bytes(d, k))
         .saturating_add(SMALL_ALLOCATIONS)
+}
+
+/// The search for an action on invariant lines ([`line_search_bytes`]), then, when it succeeds,
+/// the group of that action (fewer than `d / 2` points) outside its chain: the search's
+/// temporaries are freed before that group is built (its generators are counted in its own
+/// estimate), and its chain is charged to the same chain budget and dropped, with the group,
+/// before the main chain is built. So the larger of the two.
+fn line_action_bytes(degree: u64, generators: u64) -> u64 {
+    match line_search_bytes(degree, generators) {
+        0 => 0,
+        search => search.max(single_group_memory_estimate(degree / 2, generators)),
+    }
 }
 
 /// The stabiliser chain's budget for a job whose other allocations are bounded by `other_bytes`:
