@@ -482,16 +482,19 @@ fn group_words_sym_1000_through_the_job() {
 }
 
 /// A cancel while the tables are filled ends the work within the 100 ms the server promises
-/// (60 copies of Sym(3): a long base, whose tables take seconds).
+/// (60 copies of Sym(3) from a transposition in each and one product of 3-cycles moving them all,
+/// so not factor by factor: a long base, whose tables take seconds).
 #[test]
 fn group_words_cancellation_frees_the_worker_quickly() {
     let d = 180;
     let mut gens = Vec::new();
+    let mut three_cycles = String::new();
     for b in 0..60 {
         let p = 3 * b + 1;
-        gens.push(perm(&format!("({},{},{})", p, p + 1, p + 2), d));
+        three_cycles.push_str(&format!("({},{},{})", p, p + 1, p + 2));
         gens.push(perm(&format!("({},{})", p, p + 1), d));
     }
+    gens.push(perm(&three_cycles, d));
     let group =
         PermGroup::new(d, gens, &SolveContext::detached(), &Limits::default()).expect("builds");
     let flag = CancelFlag::new();
@@ -510,4 +513,163 @@ fn group_words_cancellation_frees_the_worker_quickly() {
         latency < std::time::Duration::from_millis(100),
         "took {latency:?} to stop"
     );
+}
+
+/// The shortest word length of every element of `<gens>` (a small group, on all `d` points), by
+/// breadth-first search of its Cayley graph with the generators and their inverses: the test's
+/// own oracle for what a shortest word costs.
+fn shortest_lengths(gens: &[Perm], d: usize) -> std::collections::HashMap<Vec<u32>, u64> {
+    let mut steps: Vec<Perm> = gens.to_vec();
+    steps.extend(gens.iter().map(Perm::inverse));
+    let identity: Vec<u32> = (0..d as u32).collect();
+    let mut lengths = std::collections::HashMap::from([(identity.clone(), 0u64)]);
+    let mut frontier = vec![identity];
+    let mut depth = 0;
+    while !frontier.is_empty() {
+        depth += 1;
+        let mut next = Vec::new();
+        for p in &frontier {
+            for s in &steps {
+                let q: Vec<u32> = p.iter().map(|&x| s.image(x)).collect();
+                if !lengths.contains_key(&q) {
+                    lengths.insert(q.clone(), depth);
+                    next.push(q);
+                }
+            }
+        }
+        frontier = next;
+    }
+    lengths
+}
+
+/// Sixty copies of `Sym(3)` on shuffled points, each from its own 3-cycle and transposition: a
+/// direct product given factor by factor. Every random member's word multiplies out to it and is
+/// as short as possible: the sum over the copies of the breadth-first distance of its
+/// restriction in the copy's Cayley graph (GAP's words average 69.6 letters here).
+#[test]
+fn group_words_direct_products_get_the_factors_shortest_words() {
+    let mut rng = ChaCha8Rng::seed_from_u64(603);
+    let copies = 60;
+    let d = 3 * copies;
+    let mut points: Vec<u32> = (0..d as u32).collect();
+    points.shuffle(&mut rng);
+    let mut gens = Vec::new();
+    for c in 0..copies {
+        let (a, b, e) = (
+            points[3 * c] + 1,
+            points[3 * c + 1] + 1,
+            points[3 * c + 2] + 1,
+        );
+        gens.push(perm(&format!("({a},{b},{e})"), d));
+        gens.push(perm(&format!("({a},{b})"), d));
+    }
+    let group = PermGroup::new(
+        d,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    let words = words_for(&group, 5);
+    assert_eq!(words.method(), WordMethod::OrbitProduct);
+    let local = |c: usize, g: &Perm| -> Vec<u32> {
+        let orbit = &points[3 * c..3 * c + 3];
+        orbit
+            .iter()
+            .map(|&x| orbit.iter().position(|&y| y == g.image(x)).expect("stays") as u32)
+            .collect()
+    };
+    let copy_lengths: Vec<_> = (0..copies)
+        .map(|c| {
+            let local_gens: Vec<Perm> = gens[2 * c..2 * c + 2]
+                .iter()
+                .map(|g| Perm::from_images(local(c, g), "local").expect("a permutation"))
+                .collect();
+            shortest_lengths(&local_gens, 3)
+        })
+        .collect();
+    let mut total = 0;
+    for _ in 0..200 {
+        let x = random_product(&gens, d, 400, &mut rng);
+        let word = words.word_of(&x).expect("member");
+        assert_reduced(&word, "Sym(3)^60");
+        assert_eq!(multiply_out(&word, &gens, d), x.images(), "{word}");
+        let shortest: u64 = (0..copies).map(|c| copy_lengths[c][&local(c, &x)]).sum();
+        assert_eq!(word.len(), shortest, "{word}");
+        total += word.len();
+    }
+    assert!(total as f64 / 200.0 < 75.0, "mean {}", total as f64 / 200.0);
+    // A permutation mixing two copies is no member.
+    let mixed = perm(&format!("({},{})", points[0] + 1, points[3] + 1), d);
+    assert!(words.word_of(&mixed).is_none());
+}
+
+/// `Sym(30) x Alt(41) x Sym(25)` on shuffled points with 4 fixed points, each factor from its own
+/// two generators: the giant factors get the giants' words. Uniformly random members multiply
+/// out; an odd permutation of the `Alt` orbit, a swap across two orbits and a permutation
+/// moving a fixed point get none.
+#[test]
+fn group_words_products_of_giants_factor_by_factor() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3041);
+    let sizes = [30usize, 41, 25];
+    let d = sizes.iter().sum::<usize>() + 4;
+    let mut points: Vec<u32> = (0..d as u32).collect();
+    points.shuffle(&mut rng);
+    let mut orbits = Vec::new();
+    let mut gens = Vec::new();
+    let mut start = 0;
+    for (f, &m) in sizes.iter().enumerate() {
+        let orbit: Vec<u32> = points[start..start + m].to_vec();
+        start += m;
+        let cycle: Vec<String> = orbit.iter().map(|x| (x + 1).to_string()).collect();
+        gens.push(perm(&format!("({})", cycle.join(",")), d));
+        let extra = if f == 1 {
+            format!("({},{},{})", orbit[0] + 1, orbit[1] + 1, orbit[2] + 1)
+        } else {
+            format!("({},{})", orbit[0] + 1, orbit[1] + 1)
+        };
+        gens.push(perm(&extra, d));
+        orbits.push(orbit);
+    }
+    let group = PermGroup::new(
+        d,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    let factorial = |m: usize| {
+        (2..=m as u64)
+            .map(num_bigint::BigUint::from)
+            .product::<num_bigint::BigUint>()
+    };
+    assert_eq!(
+        group.order(),
+        factorial(30) * factorial(41) / 2u32 * factorial(25)
+    );
+    let words = words_for(&group, 1);
+    assert_eq!(words.method(), WordMethod::OrbitProduct);
+    for _ in 0..20 {
+        let mut x = Perm::identity(d);
+        for (f, orbit) in orbits.iter().enumerate() {
+            let mut part = random_on(orbit, d, &mut rng);
+            if f == 1 && !even(&part) {
+                part = part.compose(&perm(&format!("({},{})", orbit[3] + 1, orbit[4] + 1), d));
+            }
+            x = x.compose(&part);
+        }
+        let word = words.word_of(&x).expect("member");
+        assert_eq!(
+            multiply_out(&word, &gens, d),
+            x.images(),
+            "a product member"
+        );
+    }
+    let odd = perm(&format!("({},{})", orbits[1][0] + 1, orbits[1][1] + 1), d);
+    assert!(words.word_of(&odd).is_none());
+    let across = perm(&format!("({},{})", orbits[0][0] + 1, orbits[2][0] + 1), d);
+    assert!(words.word_of(&across).is_none());
+    let fixed = &points[start..];
+    let moves_fixed = perm(&format!("({},{})", fixed[0] + 1, fixed[1] + 1), d);
+    assert!(words.word_of(&moves_fixed).is_none());
 }

@@ -1,10 +1,12 @@
 //! [`GroupWords`]: a word in the generators for every member of a group, by the method that
 //! suits it: Minkwitz's tables ([`MinkwitzTables`]) in general, conjugates of one 3-cycle
 //! ([`GiantWords`]) for symmetric and alternating groups of large degree, whose
-//! tables would not fit in memory.
+//! tables would not fit in memory, and one of these per orbit ([`OrbitProductWords`]) when every
+//! generator moves the points of one orbit only (a direct product given factor by factor).
 
 use super::giant::{GiantWords, giant_of_moved_points};
 use super::minkwitz::MinkwitzTables;
+use super::orbit_product::{OrbitProductWords, orbit_factors};
 use super::word::Word;
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -50,6 +52,7 @@ pub struct GroupWords {
 enum Method {
     Minkwitz(MinkwitzTables),
     Giant(GiantWords),
+    OrbitProduct(OrbitProductWords),
 }
 
 /// Which method a [`GroupWords`] uses (for benchmarks and reports).
@@ -59,6 +62,8 @@ pub enum WordMethod {
     Minkwitz,
     /// Conjugates of one 3-cycle of the moved points (and an odd generator for `Sym`).
     Giant,
+    /// One of the others per orbit, for generators that each move one orbit only.
+    OrbitProduct,
 }
 
 impl GroupWords {
@@ -77,7 +82,8 @@ impl GroupWords {
     ///
     /// # Complexity
     /// Minkwitz's tables: see `minkwitz.rs`; giants of degree `m >=`
-    /// [`GIANT_WORDS_FROM_DEGREE`]: `O(S · m)` for a few thousand sampled words `S`.
+    /// [`GIANT_WORDS_FROM_DEGREE`]: `O(S · m)` for a few thousand sampled words `S`; a product
+    /// of groups on orbits: the factors' groups and words, each on its own orbit.
     ///
     /// # Example
     /// ```
@@ -101,6 +107,18 @@ impl GroupWords {
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<GroupWords, SolveError> {
+        if let Some(factors) = orbit_factors(group) {
+            return Ok(GroupWords {
+                method: Method::OrbitProduct(OrbitProductWords::new(
+                    group,
+                    factors,
+                    effort,
+                    ctx,
+                    budget_bytes,
+                    limit_name,
+                )?),
+            });
+        }
         let method = match giant_of_moved_points(group) {
             Some(giant) if group.moved_points() >= GIANT_WORDS_FROM_DEGREE => Method::Giant(
                 GiantWords::new(group, giant, effort, ctx, budget_bytes, limit_name)?,
@@ -138,6 +156,7 @@ impl GroupWords {
                 w => Ok(w),
             },
             Method::Giant(giant) => giant.word_of(g, max_letters),
+            Method::OrbitProduct(product) => product.word_of(g, max_letters),
         }
     }
 
@@ -146,6 +165,7 @@ impl GroupWords {
         match self.method {
             Method::Minkwitz(_) => WordMethod::Minkwitz,
             Method::Giant(_) => WordMethod::Giant,
+            Method::OrbitProduct(_) => WordMethod::OrbitProduct,
         }
     }
 
@@ -154,6 +174,7 @@ impl GroupWords {
         match &self.method {
             Method::Minkwitz(tables) => tables.bytes(),
             Method::Giant(giant) => giant.bytes(),
+            Method::OrbitProduct(product) => product.bytes(),
         }
     }
 
@@ -163,6 +184,7 @@ impl GroupWords {
         match &self.method {
             Method::Minkwitz(tables) => tables.entry_lengths(),
             Method::Giant(giant) => (giant.base_len() as f64, giant.base_len()),
+            Method::OrbitProduct(product) => product.entry_lengths(),
         }
     }
 }

@@ -1,12 +1,13 @@
 //! Words in a group's generators for its members: [`Word`] (the normal form, GAP's notation)
 //! and [`GroupWords`] (the factorisation of a member: Minkwitz's tables of short words for the
 //! coset representatives in general, conjugates of one transposition or 3-cycle for giants of
-//! large degree).
+//! large degree, one of these per orbit for a direct product given factor by factor).
 
 mod giant;
 mod group_words;
 mod minkwitz;
 mod moved_points;
+mod orbit_product;
 mod word;
 
 pub use group_words::{GIANT_WORDS_FROM_DEGREE, GroupWords, WordEffort, WordMethod};
