@@ -81,11 +81,22 @@ pub(crate) fn recognise_giant(
     Ok(None)
 }
 
-/// Random elements to try: enough that a giant fails with probability below about 1e-12.
+/// Below this degree a giant that is not recognised costs little (its Schreier–Sims takes about
+/// a millisecond), so fewer random elements are tried: most groups of small degree are not
+/// giants, and each of them pays for every try.
+const CHEAP_CHAIN_DEGREE: usize = 128;
+
+/// Random elements to try: enough that a giant fails with probability below about 1e-12, or
+/// below [`CHEAP_CHAIN_DEGREE`] about 1e-5 (a miss proves nothing and only costs the chain).
 pub(crate) fn tries_for(degree: usize) -> usize {
     let ln = (degree as f64).ln();
-    // Proportion of qualifying elements is about ln 2 / ln d; (1 - q)^T <= e^{-qT}; qT >= 28.
-    (64.0 + 40.0 * ln) as usize
+    // Proportion of qualifying elements is about ln 2 / ln d; (1 - q)^T <= e^{-qT}; qT >= 28
+    // (or >= 11 for a cheap chain).
+    if degree < CHEAP_CHAIN_DEGREE {
+        (24.0 + 16.0 * ln) as usize
+    } else {
+        (64.0 + 40.0 * ln) as usize
+    }
 }
 
 /// `good[len]` is true when `len` is a prime with `d/2 < len <= d-3`.
