@@ -80,8 +80,13 @@ def multiply_word(word: pb.GroupWord, generators: Sequence[Sequence[int]], degre
     [2, 1, 0]
     """
     images = list(range(degree))
+    # A long word repeats few letters (a giant's word of millions of letters uses a handful of
+    # powers): each power is computed once.
+    powers: dict[tuple[int, int], list[int]] = {}
     for g, e in zip(word.generators, word.exponents):
-        step = _power(generators[g], e)
+        step = powers.get((g, e))
+        if step is None:
+            step = powers[(g, e)] = _power(generators[g], e)
         images = [step[x] for x in images]
     return images
 
