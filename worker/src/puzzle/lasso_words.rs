@@ -1,0 +1,358 @@
+//! [`LassoWords`]: a 2-connected block rearranged by a word in its lassos, for every block and
+//! every rearrangement its group allows.
+//!
+//! # Method
+//! With the blank parked on the block's entry `e`, every closed walk of the blank from `e`
+//! permutes the block's other tokens, and walks that are equal in the fundamental group
+//! `π1(B, e)` permute them alike (a backtrack `u → v → u` swaps the same pair twice). Take a
+//! breadth-first spanning tree `T` of the block from `e`; `π1(B, e)` is free on the *lassos*
+//! `ℓ_f = T[e, u] · (u v) · T[v, e]`, one per non-tree edge `f = uv`. So the group of the block
+//! (the arrangements of its non-entry tokens reachable with the blank back on `e`) is generated
+//! by the lassos' permutations, and a word `g_{i1}^{x1} · … · g_{ik}^{xk}` for the wanted
+//! permutation in those generators is a closed walk doing it: `ℓ_i` walked `x` times, backwards
+//! (`T[e, v] · (v u) · T[u, e]`, the inverse permutation) for a negative `x`.
+//!
+//! The words come from the group engine ([`GroupWords`]: Minkwitz's tables for small blocks,
+//! conjugates of one 3-cycle for symmetric or alternating groups of 24 or more points).
+//! Fewer generators give shorter words and a cheaper set-up, so the lassos are taken shortest
+//! first, two, then four, and so on, until the group they generate is proven (by
+//! [`PermGroup`]) to be the symmetric group on all non-entry vertices — or, for a bipartite
+//! block, whose closed walks all have even length and so even permutations, the alternating
+//! group. Neither can be exceeded, so that group is the block's group. When no prefix reaches
+//! it (a block whose group is smaller, such as Wilson's θ0), all lassos are used, which is the
+//! block's group by the argument above. No step relies on Wilson's theorem.
+//!
+//! # Complexity
+//! Set-up: a breadth-first search `O(n_B + m_B)`, `O(n_B · depth)` per lasso permutation, and
+//! [`PermGroup::new`] plus [`GroupWords::new`] per prefix tried (at most `log2(m_B - n_B + 1) + 1`
+//! of them). A rearrangement: [`GroupWords::word_of_at_most`] and, per letter, one lasso walk of
+//! at most `2·depth + 1` moves.
+//!
+//! # Reference
+//! R. M. Wilson, "Graph puzzles, homotopy, and the alternating group", J. Combin. Theory Ser. B
+//! 16 (1974) (closed walks and the fundamental group); D. Kornhauser, G. Miller, P. Spirakis,
+//! "Coordinating pebble motion on graphs, the diameter of permutation groups, and applications",
+//! FOCS 1984; T. Minkwitz, "An algorithm for solving the factorization problem in permutation
+//! groups", J. Symbolic Comput. 26 (1998) (words for group members).
+
+use super::moves::{MovesFail, Walker};
+use crate::group::{GroupWords, Perm, PermGroup, Word, WordEffort};
+use crate::memory::MemoryBudget;
+use crate::{Limits, SolveContext, SolveError};
+
+/// A block prepared for rearrangement by lasso words (local vertices: `0..k` the non-entry
+/// vertices, `k` the entry).
+#[derive(Debug)]
+pub(crate) struct LassoWords {
+    /// Breadth-first tree parent of each local vertex (the entry's is itself).
+    parent: Vec<u32>,
+    /// The non-tree edges `(u, v)` whose lassos are the generators, in generator order.
+    lassos: Vec<(u32, u32)>,
+    words: GroupWords,
+    /// Bytes charged for the group and its words.
+    bytes: u64,
+}
+
+/// Bytes of one word letter held while a rearrangement is walked.
+const LETTER_BYTES: u64 = 16;
+
+impl LassoWords {
+    /// Prepares the block with adjacency `adj` (local indices, the entry last).
+    ///
+    /// # Arguments
+    /// * `adj` — the block's adjacency lists; `adj.len() - 1` is the entry.
+    /// * `ctx` — cancellation, polled by the group engine.
+    /// * `budget` — charged for the generators, the stabiliser chain and the words' tables
+    ///   (kept charged while the mover lives).
+    ///
+    /// # Errors
+    /// `LimitExceeded` naming `max_job_memory` when the budget does not allow the structure;
+    /// [`SolveError::Cancelled`].
+    pub(crate) fn new(
+        adj: &[Vec<u32>],
+        ctx: &SolveContext,
+        budget: &mut MemoryBudget,
+    ) -> Result<Self, SolveError> {
+        let k = adj.len() - 1;
+        let entry = k as u32;
+        // Breadth-first tree from the entry.
+        let mut parent = vec![u32::MAX; k + 1];
+        let mut depth = vec![0u32; k + 1];
+        parent[k] = entry;
+        let mut queue = vec![entry];
+        let mut head = 0;
+        while head < queue.len() {
+            let x = queue[head];
+            head += 1;
+            for &y in &adj[x as usize] {
+                if parent[y as usize] == u32::MAX {
+                    parent[y as usize] = x;
+                    depth[y as usize] = depth[x as usize] + 1;
+                    queue.push(y);
+                }
+            }
+        }
+        // Non-tree edges, each once, shortest lasso first.
+        let mut lassos: Vec<(u32, u32)> = Vec::new();
+        let mut bipartite = true;
+        for (x, nb) in adj.iter().enumerate() {
+            let x = x as u32;
+            for &y in nb {
+                if x < y && parent[y as usize] != x && parent[x as usize] != y {
+                    lassos.push((x, y));
+                    if depth[x as usize] == depth[y as usize] {
+                        bipartite = false;
+                    }
+                }
+            }
+        }
+        lassos.sort_unstable();
+        lassos.dedup();
+        lassos.sort_by_key(|&(u, v)| (depth[u as usize] + depth[v as usize], u, v));
+        let total = lassos.len();
+        let mut take = total.min(2);
+        loop {
+            ctx.check()?;
+            let gens_bytes = (take as u64).saturating_mul(4 * k as u64 + 64);
+            budget.charge(gens_bytes, || "a puzzle block's lasso permutations".into())?;
+            let gens: Vec<Perm> = lassos[..take]
+                .iter()
+                .map(|&edge| lasso_perm(&parent, edge))
+                .collect();
+            let limits = Limits {
+                max_group_chain_bytes: budget.remaining() / 2,
+                max_degree: u64::MAX,
+                max_permutation_entries: u64::MAX,
+                ..Limits::default()
+            };
+            let group = PermGroup::new(k, gens, ctx, &limits);
+            budget.release(gens_bytes);
+            let group = group?;
+            let full = group.moved_points() == k
+                && (group.is_natural_symmetric() || (bipartite && group.is_natural_alternating()));
+            if !full && take < total {
+                take = (take * 2).min(total);
+                continue;
+            }
+            let held = group.chain_bytes().saturating_add(gens_bytes);
+            budget.charge(held, || "a puzzle block's lasso group".into())?;
+            let words = GroupWords::new(
+                &group,
+                WordEffort::default(),
+                ctx,
+                budget.remaining(),
+                "max_job_memory",
+            )
+            .and_then(|words| {
+                budget.charge(words.bytes(), || "a puzzle block's words".into())?;
+                Ok(words)
+            });
+            let words = match words {
+                Ok(words) => words,
+                Err(e) => {
+                    budget.release(held);
+                    return Err(e);
+                }
+            };
+            lassos.truncate(take);
+            lassos.shrink_to_fit();
+            let bytes = held.saturating_add(words.bytes());
+            return Ok(LassoWords {
+                parent,
+                lassos,
+                words,
+                bytes,
+            });
+        }
+    }
+
+    /// Bytes charged to the budget by [`new`](Self::new).
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// How many lassos generate the block's group (the word's letters index them).
+    #[cfg(test)]
+    pub(crate) fn generators(&self) -> usize {
+        self.lassos.len()
+    }
+
+    /// The word taking each non-entry token `i` (local) to `sigma[i]`, or `Err(letters)` as soon
+    /// as it is known to need more than `max_letters`; `Ok(None)` if no closed walk does it.
+    pub(crate) fn word_of(&self, sigma: Vec<u32>, max_letters: u64) -> Result<Option<Word>, u64> {
+        let Ok(p) = Perm::from_images(sigma, "sigma") else {
+            return Ok(None);
+        };
+        self.words.word_of_at_most(&p, max_letters)
+    }
+
+    /// The local vertices the blank steps to along lasso `i` from the entry, forwards or
+    /// backwards, appended to `out`.
+    pub(crate) fn lasso_steps(&self, i: usize, forward: bool, out: &mut Vec<u32>) {
+        let (u, v) = self.lassos[i];
+        if forward {
+            lasso_walk(&self.parent, u, v, out);
+        } else {
+            lasso_walk(&self.parent, v, u, out);
+        }
+    }
+}
+
+/// The closed walk `T[e, u] · (u v) · T[v, e]` as the vertices stepped to, appended to `out`
+/// (`parent` the tree, the entry its own parent).
+fn lasso_walk(parent: &[u32], u: u32, v: u32, out: &mut Vec<u32>) {
+    let start = out.len();
+    let mut x = u;
+    while parent[x as usize] != x {
+        out.push(x);
+        x = parent[x as usize];
+    }
+    out[start..].reverse();
+    out.push(v);
+    let mut x = v;
+    while parent[x as usize] != x {
+        x = parent[x as usize];
+        out.push(x);
+    }
+}
+
+/// The permutation of the lasso of `(u, v)` on the non-entry vertices: the token on `i` ends
+/// on `p(i)`.
+fn lasso_perm(parent: &[u32], (u, v): (u32, u32)) -> Perm {
+    let k = parent.len() - 1;
+    let mut steps = Vec::new();
+    lasso_walk(parent, u, v, &mut steps);
+    // at[x]: the token on x, named by the vertex it started on.
+    let mut at: Vec<u32> = (0..=k as u32).collect();
+    let mut blank = k;
+    for &x in &steps {
+        at.swap(blank, x as usize);
+        blank = x as usize;
+    }
+    let mut images = vec![0u32; k];
+    for (x, &t) in at.iter().enumerate().take(k) {
+        images[t as usize] = x as u32;
+    }
+    Perm::from_images_unchecked(images.into_boxed_slice())
+}
+
+/// Rearranges the block whose local vertex `x` is global `verts[x]` (the entry last, the blank on
+/// it): afterwards each non-entry vertex `v` holds `want[v]` and the blank is back on the entry.
+///
+/// # Errors
+/// [`MovesFail::Inconsistent`] if the block's tokens are not the wanted ones or no closed walk
+/// rearranges them (the decider said one does); the cap (`max_puzzle_moves`, checked before the
+/// word is built in full: each letter adds at least one move, its non-tree edge, which no free
+/// reduction removes), the memory budget (the word's letters), cancellation.
+pub(crate) fn rearrange(
+    w: &mut Walker<'_>,
+    verts: &[u32],
+    lw: &LassoWords,
+    want: &[u32],
+) -> Result<(), MovesFail> {
+    let k = verts.len() - 1;
+    // sigma[i] = the local vertex the token now on i is wanted on.
+    let mut wanted: Vec<(u32, u32)> = (0..k)
+        .map(|j| (want[verts[j] as usize], j as u32))
+        .collect();
+    wanted.sort_unstable();
+    let mut sigma = Vec::with_capacity(k);
+    for &v in &verts[..k] {
+        let t = w.token_at(v);
+        let j = wanted
+            .binary_search_by_key(&t, |&(tok, _)| tok)
+            .map_err(|_| MovesFail::Inconsistent("a block's token is wanted elsewhere".into()))?;
+        sigma.push(wanted[j].1);
+    }
+    drop(wanted);
+    if sigma.iter().enumerate().all(|(i, &j)| i as u32 == j) {
+        return Ok(());
+    }
+    let room = w.moves_left();
+    let by_memory = w.budget().remaining() / LETTER_BYTES;
+    let word = match lw.word_of(sigma, room.min(by_memory)) {
+        Ok(Some(word)) => word,
+        Ok(None) => {
+            return Err(MovesFail::Inconsistent(
+                "the block's rearrangement is not in its lassos' group".into(),
+            ));
+        }
+        Err(letters) if letters > room => {
+            return Err(w.over_cap(w.reported().saturating_add(letters)).into());
+        }
+        Err(letters) => {
+            w.budget()
+                .charge(letters.saturating_mul(LETTER_BYTES), || {
+                    "a puzzle block's word".into()
+                })?;
+            return Err(MovesFail::Inconsistent("the budget refused no word".into()));
+        }
+    };
+    let bytes = (word.letters().len() as u64).saturating_mul(LETTER_BYTES);
+    w.budget().charge(bytes, || "a puzzle block's word".into())?;
+    let mut steps = Vec::new();
+    let result = (|| {
+        for letter in word.letters() {
+            for _ in 0..letter.exponent.unsigned_abs() {
+                steps.clear();
+                lw.lasso_steps(letter.generator as usize, letter.exponent > 0, &mut steps);
+                for &x in &steps {
+                    w.step(verts[x as usize])?;
+                }
+            }
+        }
+        Ok(())
+    })();
+    w.budget().release(bytes);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cycle_with_chord(k: u32, a: u32, b: u32) -> Vec<Vec<u32>> {
+        // Vertices 0..=k round a cycle, k the entry, plus the chord a-b.
+        let n = k as usize + 1;
+        let mut adj = vec![Vec::new(); n];
+        for x in 0..n {
+            let y = (x + 1) % n;
+            adj[x].push(y as u32);
+            adj[y].push(x as u32);
+        }
+        adj[a as usize].push(b);
+        adj[b as usize].push(a);
+        adj
+    }
+
+    #[test]
+    fn lassos_of_a_cycle_with_a_chord_give_every_rearrangement() {
+        // 9 vertices with a chord making a triangle: not bipartite, Sym(8) on the others.
+        let adj = cycle_with_chord(8, 0, 2);
+        let ctx = SolveContext::detached();
+        let mut budget = MemoryBudget::new(1 << 28);
+        let lw = LassoWords::new(&adj, &ctx, &mut budget).unwrap();
+        assert_eq!(lw.generators(), 2);
+        let sigma: Vec<u32> = vec![1, 0, 2, 3, 4, 5, 6, 7];
+        let word = lw.word_of(sigma.clone(), u64::MAX).unwrap().unwrap();
+        // Walk it and check the tokens.
+        let mut at: Vec<u32> = (0..9).collect();
+        let mut blank = 8usize;
+        let mut steps = Vec::new();
+        for l in word.letters() {
+            for _ in 0..l.exponent.unsigned_abs() {
+                steps.clear();
+                lw.lasso_steps(l.generator as usize, l.exponent > 0, &mut steps);
+                for &x in &steps {
+                    assert!(adj[blank].contains(&x));
+                    at.swap(blank, x as usize);
+                    blank = x as usize;
+                }
+            }
+        }
+        assert_eq!(blank, 8);
+        for i in 0..8 {
+            assert_eq!(at[sigma[i] as usize], i as u32);
+        }
+    }
+}
