@@ -289,7 +289,8 @@ pub(crate) fn rearrange(
         }
     };
     let bytes = (word.letters().len() as u64).saturating_mul(LETTER_BYTES);
-    w.budget().charge(bytes, || "a puzzle block's word".into())?;
+    w.budget()
+        .charge(bytes, || "a puzzle block's word".into())?;
     let mut steps = Vec::new();
     let result = (|| {
         for letter in word.letters() {
@@ -323,6 +324,141 @@ mod tests {
         adj[a as usize].push(b);
         adj[b as usize].push(a);
         adj
+    }
+
+    /// Walks `word` from the entry on `adj` and returns where each token (named by its start
+    /// vertex) ends, checking every step follows an edge and the blank returns.
+    fn walk_word(lw: &LassoWords, adj: &[Vec<u32>], word: &Word) -> Vec<u32> {
+        let k = adj.len() - 1;
+        let mut at: Vec<u32> = (0..=k as u32).collect();
+        let mut blank = k;
+        let mut steps = Vec::new();
+        for l in word.letters() {
+            for _ in 0..l.exponent.unsigned_abs() {
+                steps.clear();
+                lw.lasso_steps(l.generator as usize, l.exponent > 0, &mut steps);
+                for &x in &steps {
+                    assert!(adj[blank].contains(&x), "{blank} -> {x} is no edge");
+                    at.swap(blank, x as usize);
+                    blank = x as usize;
+                }
+            }
+        }
+        assert_eq!(blank, k, "the blank is back on the entry");
+        let mut end = vec![0u32; k];
+        for (x, &t) in at.iter().enumerate().take(k) {
+            end[t as usize] = x as u32;
+        }
+        end
+    }
+
+    fn adjacency(n: usize, edges: &[(u32, u32)]) -> Vec<Vec<u32>> {
+        let mut adj = vec![Vec::new(); n];
+        for &(u, v) in edges {
+            adj[u as usize].push(v);
+            adj[v as usize].push(u);
+        }
+        adj
+    }
+
+    /// Every arrangement of the block with the blank back on the entry, by breadth-first search
+    /// over all arrangements (the independent oracle): `sigma[i]` where token `i` ends.
+    fn reachable_by_bfs(adj: &[Vec<u32>]) -> std::collections::HashSet<Vec<u32>> {
+        let k = adj.len() - 1;
+        let start: Vec<u32> = (0..=k as u32).collect();
+        let mut seen = std::collections::HashSet::new();
+        seen.insert(start.clone());
+        let mut queue = std::collections::VecDeque::from([start]);
+        let mut out = std::collections::HashSet::new();
+        while let Some(at) = queue.pop_front() {
+            let blank = at.iter().position(|&t| t == k as u32).unwrap();
+            if blank == k {
+                let mut sigma = vec![0u32; k];
+                for (x, &t) in at.iter().enumerate().take(k) {
+                    sigma[t as usize] = x as u32;
+                }
+                out.insert(sigma);
+            }
+            for &y in &adj[blank] {
+                let mut next = at.clone();
+                next.swap(blank, y as usize);
+                if seen.insert(next.clone()) {
+                    queue.push_back(next);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lasso_words_reach_exactly_what_bfs_reaches_on_small_blocks() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(77);
+        // θ0: a hexagon and a centre joined to two opposite corners.
+        let theta0 = vec![
+            (0, 1),
+            (1, 2),
+            (2, 3),
+            (3, 4),
+            (4, 5),
+            (5, 0),
+            (0, 6),
+            (6, 3),
+        ];
+        let k33: Vec<(u32, u32)> = (0..3).flat_map(|a| (3..6).map(move |b| (a, b))).collect();
+        let grid24 = vec![
+            (0, 1),
+            (1, 2),
+            (2, 3),
+            (4, 5),
+            (5, 6),
+            (6, 7),
+            (0, 4),
+            (1, 5),
+            (2, 6),
+            (3, 7),
+        ];
+        let mut blocks: Vec<(usize, Vec<(u32, u32)>)> = vec![(7, theta0), (6, k33), (8, grid24)];
+        for _ in 0..12 {
+            let n = rng.random_range(4..=8usize);
+            let mut e: Vec<(u32, u32)> = (0..n as u32).map(|v| (v, (v + 1) % n as u32)).collect();
+            for _ in 0..rng.random_range(1..=2) {
+                let a = rng.random_range(0..n as u32);
+                let b = (a + 2 + rng.random_range(0..n as u32 - 3)) % n as u32;
+                e.push((a, b));
+            }
+            blocks.push((n, e));
+        }
+        let ctx = SolveContext::detached();
+        for (n, edges) in blocks {
+            // Every vertex once as the entry (the last local index): relabel by a rotation.
+            for shift in 0..n as u32 {
+                let e: Vec<(u32, u32)> = edges
+                    .iter()
+                    .map(|&(u, v)| ((u + shift) % n as u32, (v + shift) % n as u32))
+                    .collect();
+                let adj = adjacency(n, &e);
+                let reach = reachable_by_bfs(&adj);
+                let mut budget = MemoryBudget::new(1 << 28);
+                let lw = LassoWords::new(&adj, &ctx, &mut budget).unwrap();
+                for sigma in &reach {
+                    let word = lw
+                        .word_of(sigma.clone(), u64::MAX)
+                        .unwrap()
+                        .unwrap_or_else(|| panic!("{e:?}: no word for {sigma:?}"));
+                    assert_eq!(&walk_word(&lw, &adj, &word), sigma, "{e:?}");
+                }
+                // Arrangements BFS does not reach get no word.
+                for _ in 0..50 {
+                    let mut sigma: Vec<u32> = (0..n as u32 - 1).collect();
+                    for i in (1..sigma.len()).rev() {
+                        sigma.swap(i, rng.random_range(0..=i));
+                    }
+                    let word = lw.word_of(sigma.clone(), u64::MAX).unwrap();
+                    assert_eq!(word.is_some(), reach.contains(&sigma), "{e:?} {sigma:?}");
+                }
+            }
+        }
     }
 
     #[test]

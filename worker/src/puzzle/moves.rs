@@ -357,10 +357,12 @@ impl PuzzleMover {
             Some(i) => format!("puzzle.targets[{i}]"),
             None => "target".to_string(),
         };
-        let walk = self.construct(target, cap, ctx, budget).map_err(|e| match e {
-            MovesFail::Solve(e) => e,
-            other => SolveError::Panicked(format!("puzzle moves for {}: {other}", name())),
-        })?;
+        let walk = self
+            .construct(target, cap, ctx, budget)
+            .map_err(|e| match e {
+                MovesFail::Solve(e) => e,
+                other => SolveError::Panicked(format!("puzzle moves for {}: {other}", name())),
+            })?;
         Ok(Some(walk))
     }
 

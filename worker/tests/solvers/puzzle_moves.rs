@@ -485,7 +485,13 @@ fn theta(a: u32, b: u32, c: u32) -> (u32, Edges) {
 /// Reachable targets (random walks of the blank, some ending far from the start) and random
 /// arrangements (mostly unreachable), each judged by the reference decider (one generator per
 /// non-tree edge, a stabiliser chain) or by BFS for `n <= 8`; every answer checked by replay.
-fn check_shape(rng: &mut ChaCha8Rng, n: u32, e: &Edges, targets: usize, what: &str) -> (usize, u64, u64) {
+fn check_shape(
+    rng: &mut ChaCha8Rng,
+    n: u32,
+    e: &Edges,
+    targets: usize,
+    what: &str,
+) -> (usize, u64, u64) {
     let e = relabel(rng, n, e);
     let start = random_perm(rng, n);
     let adj = adjacency(n, &e);
@@ -522,11 +528,17 @@ fn puzzle_moves_long_cycles_with_one_chord() {
     for n in [20u32, 40, 100] {
         for round in 0..6 {
             // Odd and even chord spans: both cycles even makes the block bipartite (Alt).
-            let span = if round < 3 { 2 * (round + 2) } else { n / 2 - 1 + round % 2 };
+            let span = if round < 3 {
+                2 * (round + 2)
+            } else {
+                n / 2 - 1 + round % 2
+            };
             let e = cycle_plus(n, &[(0, span)]);
             let (some, total, bound) =
                 check_shape(&mut rng, n, &e, 12, &format!("cycle {n} chord 0-{span}"));
-            eprintln!("cycle {n} + chord 0-{span}: {some} sequences, {total} moves (bound {bound})");
+            eprintln!(
+                "cycle {n} + chord 0-{span}: {some} sequences, {total} moves (bound {bound})"
+            );
         }
     }
 }
@@ -534,7 +546,14 @@ fn puzzle_moves_long_cycles_with_one_chord() {
 #[test]
 fn puzzle_moves_theta_graphs_and_cycles_with_two_chords() {
     let mut rng = ChaCha8Rng::seed_from_u64(5007);
-    for (a, b, c) in [(5, 6, 7), (6, 6, 6), (3, 5, 7), (10, 12, 15), (0, 9, 11), (20, 20, 21)] {
+    for (a, b, c) in [
+        (5, 6, 7),
+        (6, 6, 6),
+        (3, 5, 7),
+        (10, 12, 15),
+        (0, 9, 11),
+        (20, 20, 21),
+    ] {
         let (n, e) = theta(a, b, c);
         check_shape(&mut rng, n, &e, 12, &format!("theta({a},{b},{c})"));
     }
@@ -620,7 +639,13 @@ fn puzzle_moves_bipartite_cores_in_odd_blocks() {
             n += 1;
         }
         e.push((prev, rng.random_range(0..k)));
-        check_shape(&mut rng, n, &e, 10, &format!("bipartite core round {round}"));
+        check_shape(
+            &mut rng,
+            n,
+            &e,
+            10,
+            &format!("bipartite core round {round}"),
+        );
     }
     // All small graphs of this kind against BFS.
     for len in 1..=2 {
@@ -641,7 +666,7 @@ fn puzzle_moves_bipartite_cores_in_odd_blocks() {
 fn puzzle_moves_lasso_words_cap_and_cancellation() {
     let mut rng = ChaCha8Rng::seed_from_u64(5010);
     let n = 40;
-    let e = cycle_plus(n, &[(0, 7)]);
+    let e = cycle_plus(n, &[(0, 6)]); // cycles of 7 and 35: not bipartite, every swap
     let start: Vec<u32> = (0..n).collect();
     let mut t = start.clone();
     t.swap(5, 30);
@@ -651,7 +676,10 @@ fn puzzle_moves_lasso_words_cap_and_cancellation() {
         start: start.clone(),
         targets: vec![t],
     };
-    assert_eq!(solve_puzzle_reference(&p, &SolveContext::detached()), Ok(vec![true]));
+    assert_eq!(
+        solve_puzzle_reference(&p, &SolveContext::detached()),
+        Ok(vec![true])
+    );
     let limits = Limits {
         max_puzzle_moves: 50,
         ..Limits::default()
@@ -678,8 +706,14 @@ fn puzzle_moves_lasso_words_cap_and_cancellation() {
     let targets = (0..200)
         .map(|_| {
             let mut t = start.clone();
-            let (a, b) = (rng.random_range(1..n as usize), rng.random_range(1..n as usize));
-            let (c, d) = (rng.random_range(1..n as usize), rng.random_range(1..n as usize));
+            let (a, b) = (
+                rng.random_range(1..n as usize),
+                rng.random_range(1..n as usize),
+            );
+            let (c, d) = (
+                rng.random_range(1..n as usize),
+                rng.random_range(1..n as usize),
+            );
             t.swap(a, b);
             t.swap(c, d);
             t
