@@ -11,8 +11,24 @@
 //!
 //! * a bridge never needs anything (the decider guarantees its token is in place);
 //! * a cycle: the blank goes round it `s` times one way or `L - 1 - s` times the other;
-//! * any other block follows its [`BlockPlan`](super::block_plan::BlockPlan): ears filled by a
-//!   conveyor, the small core finished from its search table ([`ear_fill`](super::ear_fill)).
+//! * any other block follows its [`BlockPlan`](super::block_plan::BlockPlan) when it has one:
+//!   ears filled by a conveyor, the small core (at most 8 vertices through the entry) finished
+//!   from its search table ([`ear_fill`](super::ear_fill)). A bipartite core in a non-bipartite
+//!   block finishes only with the right parity of the walk so far; the block is then undone and
+//!   redone after one more odd cycle, up to [`PARITY_ATTEMPTS`] times;
+//! * a block without a plan (no small core: a long cycle with one chord, a θ-graph of long
+//!   paths), one whose ears are too long for the part they hang on, or one whose parity
+//!   attempts ran out, is undone and rearranged by a *word in its lassos*
+//!   ([`lasso_words`](super::lasso_words)): the closed walks `T[e, u]·(u v)·T[v, e]` of a
+//!   breadth-first tree `T` from the entry `e`, one per non-tree edge `uv`, generate the
+//!   fundamental group of the block at `e`, so their permutations generate every rearrangement
+//!   the decider allows; the group engine ([`GroupWords`](crate::group::GroupWords): Minkwitz's
+//!   tables, or conjugates of one 3-cycle for 24 or more points) writes the wanted permutation
+//!   as a word in them, and each letter is walked as its lasso (backwards for an inverse). This
+//!   is complete: no reachable target is ever refused. The words are long (about `n²` letters
+//!   of up to `2·depth + 1` moves each for a block of `n` vertices, so `O(n³)` moves as
+//!   Kornhauser, Miller and Spirakis bound them), which is why the ear construction is tried
+//!   first.
 //!
 //! A *shortening pass* runs as the walk is produced: a step straight back to the vertex the blank
 //! just left cancels the step before it (two swaps of the same pair are the identity), so the
@@ -20,14 +36,19 @@
 //! it is returned; a mismatch is an error, never a wrong answer.
 //!
 //! # Limits
-//! The moves reported in one job are capped by [`Limits::max_puzzle_moves`]; the sequences and the
-//! search tables are charged to the job's [`MemoryBudget`] as they grow.
+//! The moves reported in one job are capped by [`Limits::max_puzzle_moves`] (a lasso word is
+//! built only up to the moves the cap leaves: each letter adds at least its non-tree edge to the
+//! reduced walk); the sequences, the search tables, the lassos' groups and words are charged to
+//! the job's [`MemoryBudget`] as they grow. Cancellation is polled every 4,096 steps and by the
+//! group engine while a block's lasso group is built.
 //!
 //! # References
 //! * D. Kornhauser, G. Miller, P. Spirakis, "Coordinating pebble motion on graphs, the diameter
 //!   of permutation groups, and applications", FOCS 1984 — `O(n³)` moves suffice.
 //! * R. M. Wilson, "Graph puzzles, homotopy, and the alternating group", J. Combin. Theory
-//!   Ser. B 16 (1974).
+//!   Ser. B 16 (1974) — closed walks, the fundamental group and the blocks' groups.
+//! * T. Minkwitz, "An algorithm for solving the factorization problem in permutation groups",
+//!   J. Symbolic Comput. 26 (1998) — words for group members.
 
 use super::block_plan::{BlockPlan, NoCore, plan_block};
 use super::blocks::{self, Blocks, NONE};
@@ -184,8 +205,9 @@ enum BlockState {
 ///
 /// # Complexity
 /// Building: as [`PuzzleSolver::new`] plus `O(n + m)`. Each target: `O(n)` for the decision and
-/// the cycles, and the block plans' costs (see [`ear_fill`](super::ear_fill)); a block's plan is
-/// made once, when a target first needs it.
+/// the cycles, and the block plans' costs (see [`ear_fill`](super::ear_fill) and
+/// [`lasso_words`](super::lasso_words)); a block's plan and lasso words are made once, when a
+/// target first needs them.
 ///
 /// # Example
 /// ```
@@ -326,8 +348,8 @@ impl PuzzleMover {
     ///
     /// # Errors
     /// [`SolveError::InvalidArgument`] if `target` is not a permutation; `LimitExceeded` for the
-    /// cap (`max_puzzle_moves`), the budget, or a block the construction does not handle
-    /// ([`CONSTRUCTION_LIMIT`]); [`SolveError::Cancelled`].
+    /// cap (`max_puzzle_moves`) or the budget (`max_job_memory`); [`SolveError::Cancelled`].
+    /// Every reachable target gets a sequence otherwise.
     pub fn moves(
         &mut self,
         target: &[u32],
