@@ -644,7 +644,9 @@ fn theta(a: u32, b: u32, c: u32) -> (u32, Edges) {
 }
 
 fn lassos() {
-    println!("## lassos: blocks rearranged by words in their lassos, q = 100 reachable targets each (random walks of 10^4 steps)");
+    println!(
+        "## lassos: blocks rearranged by words in their lassos, q = 100 reachable targets each (random walks of 10^4 steps)"
+    );
     println!(
         "| block | n | first target (set-up) | per target after | moves per target (mean / max) | lower bound per target | ratio |"
     );
@@ -658,8 +660,14 @@ fn lassos() {
     let cases: Vec<(String, (u32, Edges))> = vec![
         ("cycle 40 + chord (cycles 21, 21)".into(), chord(40, 20)),
         ("cycle 100 + chord (cycles 51, 51)".into(), chord(100, 50)),
-        ("cycle 100 + chord (cycles 50, 52: bipartite)".into(), chord(100, 49)),
-        ("cycle 100 + chord (cycles 4, 98: bipartite)".into(), chord(100, 3)),
+        (
+            "cycle 100 + chord (cycles 50, 52: bipartite)".into(),
+            chord(100, 49),
+        ),
+        (
+            "cycle 100 + chord (cycles 4, 98: bipartite)".into(),
+            chord(100, 3),
+        ),
         ("θ(10, 12, 15)".into(), theta(10, 12, 15)),
         ("θ(32, 33, 33)".into(), theta(32, 33, 33)),
     ];

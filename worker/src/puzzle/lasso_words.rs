@@ -53,6 +53,11 @@ pub(crate) struct LassoWords {
     bytes: u64,
 }
 
+/// The group engine's set-up/length trade-off for lasso words: the set-up is a few
+/// milliseconds either way, and on a θ-graph of 100 vertices effort 20 gave a third fewer moves
+/// than the default 5 (BENCHMARKS.md, puzzle `lassos`).
+const LASSO_WORD_EFFORT: WordEffort = WordEffort(20);
+
 /// Bytes of one word letter held while a rearrangement is walked.
 const LETTER_BYTES: u64 = 16;
 
@@ -138,7 +143,7 @@ impl LassoWords {
             budget.charge(held, || "a puzzle block's lasso group".into())?;
             let words = GroupWords::new(
                 &group,
-                WordEffort::default(),
+                LASSO_WORD_EFFORT,
                 ctx,
                 budget.remaining(),
                 "max_job_memory",
