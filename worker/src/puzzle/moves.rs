@@ -127,6 +127,11 @@ impl<'a> Walker<'a> {
         self.before + self.path.len() as u64 - 1
     }
 
+    /// The job's cancellation and progress.
+    pub(crate) fn ctx(&self) -> &'a SolveContext {
+        self.ctx
+    }
+
     /// The job's memory budget.
     pub(crate) fn budget(&mut self) -> &mut MemoryBudget {
         self.budget
