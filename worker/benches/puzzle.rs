@@ -705,6 +705,67 @@ fn lassos() {
     }
 }
 
+/// Random reachable arrangements (a random one, two tiles swapped if the decider says no) of
+/// long cycles with a chord: the lasso words' worst case, moves and time per target.
+fn lassos_scrambled() {
+    println!("## lassos: random reachable arrangements, q = 5 per block");
+    println!(
+        "| block | n | time per target | moves per target (mean / max) | lower bound per target | ratio |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let mut rng = ChaCha8Rng::seed_from_u64(49);
+    for n in [100u32, 200, 400] {
+        let mut e = cycle(n);
+        e.push((0, n / 2));
+        let e = relabel(&mut rng, n, &e);
+        let mut p = problem(&mut rng, n, e, 0, 0);
+        for _ in 0..5 {
+            let mut t = p.start.clone();
+            t.shuffle(&mut rng);
+            let check = PuzzleProblem {
+                targets: vec![t.clone()],
+                ..p.clone()
+            };
+            if !solve_puzzle(&check, &SolveContext::detached()).expect("decide")[0] {
+                let (a, b) = if t[0] != 0 && t[1] != 0 {
+                    (0, 1)
+                } else {
+                    (2, 3)
+                };
+                t.swap(a, b);
+            }
+            p.targets.push(t);
+        }
+        let (wall, total, bound, refused) = all_moves(&p);
+        assert_eq!(refused, 0);
+        let q = p.targets.len();
+        let longest = {
+            let ctx = SolveContext::detached();
+            let mut budget = MemoryBudget::new(u64::MAX);
+            let mut mover = PuzzleMover::new(p.n, &p.edges, &p.start, &ctx).expect("prepare");
+            p.targets
+                .iter()
+                .map(|t| {
+                    mover
+                        .moves(t, u64::MAX, &ctx, &mut budget)
+                        .expect("moves")
+                        .map_or(0, |w| w.len())
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        println!(
+            "| cycle {n} + chord (cycles {}, {}) | {n} | {} | {:.0} / {longest} | {:.0} | {:.0} |",
+            n / 2 + 1,
+            n - n / 2 + 1,
+            ms(wall / q as u32),
+            total as f64 / q as f64,
+            bound as f64 / q as f64,
+            total as f64 / bound.max(1) as f64
+        );
+    }
+}
+
 fn main() {
     if let Ok(path) = std::env::var("ORBIT_PUZZLE_BENCH_CHILD") {
         scale_child(&path);
@@ -732,5 +793,6 @@ fn main() {
     }
     if want("lassos") {
         lassos();
+        lassos_scrambled();
     }
 }

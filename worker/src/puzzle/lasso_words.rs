@@ -62,8 +62,10 @@ pub(crate) struct LassoWords {
 const LASSO_WORD_EFFORT: WordEffort = WordEffort(20);
 
 /// Transpositions per piece when a giant's rearrangement is walked in pieces (even, so every
-/// piece but the last is an even permutation).
-const PIECE_TRANSPOSITIONS: usize = 64;
+/// piece but the last is an even permutation). Pieces of 64 made the walks a quarter longer on
+/// 100-vertex blocks (BENCHMARKS.md, puzzle `lassos`); 512 keeps blocks of up to 513 vertices
+/// in one piece, and a piece's word is still found in milliseconds.
+const PIECE_TRANSPOSITIONS: usize = 512;
 
 /// Bytes of one word letter held while a rearrangement is walked.
 const LETTER_BYTES: u64 = 16;
