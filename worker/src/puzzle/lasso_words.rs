@@ -125,8 +125,25 @@ impl LassoWords {
         lassos.sort_by_key(|&(u, v)| (depth[u as usize] + depth[v as usize], u, v));
         let total = lassos.len();
         let mut take = total.min(2);
+        let mut steps = Vec::new();
         loop {
             ctx.check()?;
+            // A lasso moves only the vertices it walks through: while some vertex is on none
+            // of the chosen lassos, the group cannot be the full one, so take more first.
+            if take < total {
+                let mut covered = vec![false; k + 1];
+                for &(u, v) in &lassos[..take] {
+                    steps.clear();
+                    lasso_walk(&parent, u, v, &mut steps);
+                    for &x in &steps {
+                        covered[x as usize] = true;
+                    }
+                }
+                if covered[..k].iter().any(|&c| !c) {
+                    take = (take * 2).min(total);
+                    continue;
+                }
+            }
             let gens_bytes = (take as u64).saturating_mul(4 * k as u64 + 64);
             budget.charge(gens_bytes, || "a puzzle block's lasso permutations".into())?;
             let gens: Vec<Perm> = lassos[..take]
