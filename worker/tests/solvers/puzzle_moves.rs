@@ -312,11 +312,28 @@ fn puzzle_moves_large_graphs() {
         ("cycle 10^4", 10_000, cycle(10_000)),
         ("cactus 10^4", 10_000, cactus(&mut rng, 10_000)),
         ("block tree 10^4", 10_000, block_tree(&mut rng, 10_000, 8)),
+        // One block without a small core, rearranged by lasso words of Sym(1999).
+        ("cycle 2000 + chord", 2_000, {
+            let mut e = cycle(2_000);
+            e.push((0, 777));
+            e
+        }),
     ];
     for (name, n, e) in cases {
         let start = random_perm(&mut rng, n);
         let adj = adjacency(n, &e);
         let mut targets = vec![walk(&mut rng, &adj, &start, 200_000)];
+        if name.starts_with("cycle 2000") {
+            // Two far swaps (even: reachable in this bipartite block), and a third (odd: not).
+            let mut t = start.clone();
+            let far = |i: usize| if start[i] == 0 { i + 1 } else { i };
+            let (a, b, c, d) = (far(100), far(1100), far(500), far(1500));
+            t.swap(a, b);
+            t.swap(c, d);
+            targets.push(t.clone());
+            t.swap(far(300), far(1300));
+            targets.push(t);
+        }
         if name.starts_with("grid") {
             // A random arrangement with the blank's colour fixed: solvable iff the parities agree.
             let mut t = random_perm(&mut rng, n);
