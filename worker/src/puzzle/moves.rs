@@ -15,7 +15,7 @@
 //!   ears filled by a conveyor, the small core (at most 8 vertices through the entry) finished
 //!   from its search table ([`ear_fill`](super::ear_fill)). A bipartite core in a non-bipartite
 //!   block finishes only with the right parity of the walk so far; the block is then undone and
-//!   redone after one more odd cycle, up to [`PARITY_ATTEMPTS`] times;
+//!   redone after one more odd cycle, up to `PARITY_ATTEMPTS` (8) times;
 //! * a block without a plan (no small core: a long cycle with one chord, a θ-graph of long
 //!   paths), one whose ears are too long for the part they hang on, or one whose parity
 //!   attempts ran out, is undone and rearranged by a *word in its lassos*
