@@ -15,18 +15,24 @@
 //! The words come from the group engine ([`GroupWords`]: Minkwitz's tables for small blocks,
 //! conjugates of one 3-cycle for symmetric or alternating groups of 24 or more points).
 //! Fewer generators give shorter words and a cheaper set-up, so the lassos are taken shortest
-//! first, two, then four, and so on, until the group they generate is proven (by
-//! [`PermGroup`]) to be the symmetric group on all non-entry vertices — or, for a bipartite
-//! block, whose closed walks all have even length and so even permutations, the alternating
-//! group. Neither can be exceeded, so that group is the block's group. When no prefix reaches
-//! it (a block whose group is smaller, such as Wilson's θ0), all lassos are used, which is the
-//! block's group by the argument above. No step relies on Wilson's theorem.
+//! first, two, then four, and so on (no group is built while some vertex lies on none of them),
+//! until the group they generate is proven (by [`PermGroup`]) to be the symmetric group on all
+//! non-entry vertices — or, for a bipartite block, whose closed walks all have even length and
+//! so even permutations, the alternating group. Neither can be exceeded, so that group is the
+//! block's group. When no prefix reaches it (a block whose group is smaller, such as Wilson's
+//! θ0), all lassos are used, which is the block's group by the argument above. No step relies
+//! on Wilson's theorem.
+//!
+//! For such a giant the wanted permutation is written as transpositions, cycle by cycle, and
+//! walked in pieces of `PIECE_TRANSPOSITIONS` (512), one word each (every piece but the last
+//! is even, so a member of either giant), with cancellation polled between pieces.
 //!
 //! # Complexity
 //! Set-up: a breadth-first search `O(n_B + m_B)`, `O(n_B · depth)` per lasso permutation, and
-//! [`PermGroup::new`] plus [`GroupWords::new`] per prefix tried (at most `log2(m_B - n_B + 1) + 1`
-//! of them). A rearrangement: [`GroupWords::word_of_at_most`] and, per letter, one lasso walk of
-//! at most `2·depth + 1` moves.
+//! [`PermGroup::new`] per prefix tried (at most `log2(m_B - n_B + 1) + 1` of them), then
+//! [`GroupWords::new`] once. A rearrangement: [`GroupWords::word_of_at_most`] per piece and, per
+//! letter, one lasso walk of at most `2·depth + 1` moves; about `n_B²` letters for a giant of
+//! `n_B` points from two lassos, so `O(n_B³)` moves (BENCHMARKS.md, puzzle `lassos`).
 //!
 //! # Reference
 //! R. M. Wilson, "Graph puzzles, homotopy, and the alternating group", J. Combin. Theory Ser. B
