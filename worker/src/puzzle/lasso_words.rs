@@ -522,8 +522,8 @@ mod tests {
         }
         let ctx = SolveContext::detached();
         for (n, edges) in blocks {
-            // Every vertex once as the entry (the last local index): relabel by a rotation.
-            for shift in 0..n as u32 {
+            // Three vertices as the entry (the last local index): relabel by a rotation.
+            for shift in [0, n as u32 / 2, n as u32 - 1] {
                 let e: Vec<(u32, u32)> = edges
                     .iter()
                     .map(|&(u, v)| ((u + shift) % n as u32, (v + shift) % n as u32))
