@@ -62,10 +62,17 @@ pub(crate) struct LassoWords {
     bytes: u64,
 }
 
-/// The group engine's set-up/length trade-off for lasso words: the set-up is a few
-/// milliseconds either way, and on a θ-graph of 100 vertices effort 20 gave a third fewer moves
-/// than the default 5 (BENCHMARKS.md, puzzle `lassos`).
-const LASSO_WORD_EFFORT: WordEffort = WordEffort(20);
+/// The group engine's set-up/length trade-off for lasso words on `k` points: 20 up to about
+/// 1,000 points (a set-up of milliseconds; on a θ-graph of 100 vertices effort 20 gave a third
+/// fewer moves than the default 5, BENCHMARKS.md, puzzle `lassos`), then less, down to 0 from
+/// about 5,000 points. The giants' search for a short 3-cycle draws about `8·k·(effort + 1)`
+/// random elements of `O(k)` work each, so this keeps it near `2·10^8` point images (on a
+/// 2,000-vertex cycle with a chord effort 5 sets up in well under a second, effort 20 took
+/// seconds).
+fn lasso_word_effort(k: usize) -> WordEffort {
+    let k = k.max(1) as u64;
+    WordEffort((25_000_000 / (k * k)).saturating_sub(1).min(20) as u32)
+}
 
 /// Transpositions per piece when a giant's rearrangement is walked in pieces (even, so every
 /// piece but the last is an even permutation). Pieces of 64 made the walks a quarter longer on
@@ -175,7 +182,7 @@ impl LassoWords {
             budget.charge(held, || "a puzzle block's lasso group".into())?;
             let words = GroupWords::new(
                 &group,
-                LASSO_WORD_EFFORT,
+                lasso_word_effort(k),
                 ctx,
                 budget.remaining(),
                 "max_job_memory",
