@@ -171,7 +171,22 @@ impl LassoWords {
             };
             let group = PermGroup::new(k, gens, ctx, &limits);
             budget.release(gens_bytes);
-            let group = group?;
+            // The chain's cap here is a share of the job's budget: name the budget.
+            let group = group.map_err(|e| match e {
+                SolveError::LimitExceeded {
+                    limit_name: "max_group_chain_bytes",
+                    ..
+                } => SolveError::limit_shown(
+                    format!("memory for a puzzle block's lasso group ({e})"),
+                    "max_job_memory",
+                    budget.limit(),
+                    format!(
+                        "{} bytes (the job's budget, max_job_memory)",
+                        budget.limit()
+                    ),
+                ),
+                other => other,
+            })?;
             let full = group.moved_points() == k
                 && (group.is_natural_symmetric() || (bipartite && group.is_natural_alternating()));
             if !full && take < total {

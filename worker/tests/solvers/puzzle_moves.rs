@@ -717,6 +717,26 @@ fn puzzle_moves_lasso_words_cap_and_cancellation() {
     );
     assert!(err.to_string().contains("puzzle.targets[0]"), "{err}");
 
+    // A small memory budget refuses the lasso words' group or words instead of allocating.
+    for bytes in [1 << 10, 1 << 12, 1 << 14, 1 << 16] {
+        match solve_puzzle_moves(
+            &p,
+            &SolveContext::detached(),
+            &Limits::default(),
+            &mut MemoryBudget::new(bytes),
+        ) {
+            Err(SolveError::LimitExceeded {
+                limit_name: "max_job_memory",
+                ..
+            }) => {}
+            Ok(moves) => {
+                let m = moves[0].as_ref().expect("reachable");
+                assert_eq!(replay(&e, &start, m).unwrap(), p.targets[0]);
+            }
+            Err(other) => panic!("budget {bytes}: {other:?}"),
+        }
+    }
+
     // Cancelling while lasso words are built and walked stops within 100 ms: scrambled
     // arrangements of a 600-vertex cycle with a chord (about 10^7 moves each, the words of
     // Sym(599) in pieces).
