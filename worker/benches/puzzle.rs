@@ -13,6 +13,10 @@
 //!   target reachable), their time and length against the lower bound (the sum of the tokens'
 //!   distances); the 15-puzzle (4 x 4 grid) over 1,000 random solvable instances; one target on
 //!   a 100 x 100 grid.
+//! * `lassos`: move sequences for blocks rearranged by words in their lassos (no small core: a
+//!   long cycle with one chord, θ-graphs of three long paths): set-up (the first target, which
+//!   builds the block's group and words), time per target after it, moves per target against
+//!   the lower bound.
 //! * `scale`: n = 100,000, m = 300,000, q = 100, end to end from the contest text (parse, prepare,
 //!   decide) in a child process, with its peak RSS (VmHWM).
 //!
@@ -623,6 +627,145 @@ fn moves() {
     );
 }
 
+/// A θ-graph: poles 0 and 1 joined by three paths of `a`, `b`, `c` inner vertices.
+fn theta(a: u32, b: u32, c: u32) -> (u32, Edges) {
+    let mut e = Vec::new();
+    let mut next = 2;
+    for len in [a, b, c] {
+        let mut prev = 0;
+        for _ in 0..len {
+            e.push((prev, next));
+            prev = next;
+            next += 1;
+        }
+        e.push((prev, 1));
+    }
+    (next, e)
+}
+
+fn lassos() {
+    println!(
+        "## lassos: blocks rearranged by words in their lassos, q = 100 reachable targets each (random walks of 10^4 steps)"
+    );
+    println!(
+        "| block | n | first target (set-up) | per target after | moves per target (mean / max) | lower bound per target | ratio |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let mut rng = ChaCha8Rng::seed_from_u64(48);
+    let chord = |n: u32, a: u32| {
+        let mut e = cycle(n);
+        e.push((0, a));
+        (n, e)
+    };
+    let cases: Vec<(String, (u32, Edges))> = vec![
+        ("cycle 40 + chord (cycles 21, 21)".into(), chord(40, 20)),
+        ("cycle 100 + chord (cycles 51, 51)".into(), chord(100, 50)),
+        (
+            "cycle 100 + chord (cycles 50, 52: bipartite)".into(),
+            chord(100, 49),
+        ),
+        (
+            "cycle 100 + chord (cycles 4, 98: bipartite)".into(),
+            chord(100, 3),
+        ),
+        ("θ(10, 12, 15)".into(), theta(10, 12, 15)),
+        ("θ(32, 33, 33)".into(), theta(32, 33, 33)),
+    ];
+    for (name, (n, e)) in cases {
+        let e = relabel(&mut rng, n, &e);
+        let p = reachable_problem(&mut rng, n, e, 100, 10_000);
+        let ctx = SolveContext::detached();
+        let mut budget = MemoryBudget::new(u64::MAX);
+        let mut mover = PuzzleMover::new(p.n, &p.edges, &p.start, &ctx).expect("prepare");
+        let (mut total, mut bound, mut longest) = (0u64, 0u64, 0usize);
+        let mut first = Duration::ZERO;
+        let t0 = Instant::now();
+        for (i, t) in p.targets.iter().enumerate() {
+            let w = mover
+                .moves(t, u64::MAX, &ctx, &mut budget)
+                .expect("moves")
+                .expect("reachable");
+            if i == 0 {
+                first = t0.elapsed();
+            }
+            total += w.len() as u64;
+            longest = longest.max(w.len());
+            bound += moves_lower_bound(p.n, &p.edges, &p.start, t).expect("reachable");
+        }
+        let rest = t0.elapsed() - first;
+        let q = p.targets.len() as f64;
+        println!(
+            "| {name} | {n} | {} | {} | {:.0} / {longest} | {:.0} | {:.0} |",
+            ms(first),
+            ms(rest / (p.targets.len() as u32 - 1)),
+            total as f64 / q,
+            bound as f64 / q,
+            total as f64 / bound.max(1) as f64
+        );
+    }
+}
+
+/// Random reachable arrangements (a random one, two tiles swapped if the decider says no) of
+/// long cycles with a chord: the lasso words' worst case, moves and time per target.
+fn lassos_scrambled() {
+    println!("## lassos: random reachable arrangements, q = 5 per block");
+    println!(
+        "| block | n | time per target | moves per target (mean / max) | lower bound per target | ratio |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let mut rng = ChaCha8Rng::seed_from_u64(49);
+    for n in [100u32, 200, 400] {
+        let mut e = cycle(n);
+        e.push((0, n / 2));
+        let e = relabel(&mut rng, n, &e);
+        let mut p = problem(&mut rng, n, e, 0, 0);
+        for _ in 0..5 {
+            let mut t = p.start.clone();
+            t.shuffle(&mut rng);
+            let check = PuzzleProblem {
+                targets: vec![t.clone()],
+                ..p.clone()
+            };
+            if !solve_puzzle(&check, &SolveContext::detached()).expect("decide")[0] {
+                let (a, b) = if t[0] != 0 && t[1] != 0 {
+                    (0, 1)
+                } else {
+                    (2, 3)
+                };
+                t.swap(a, b);
+            }
+            p.targets.push(t);
+        }
+        let (wall, total, bound, refused) = all_moves(&p);
+        assert_eq!(refused, 0);
+        let q = p.targets.len();
+        let longest = {
+            let ctx = SolveContext::detached();
+            let mut budget = MemoryBudget::new(u64::MAX);
+            let mut mover = PuzzleMover::new(p.n, &p.edges, &p.start, &ctx).expect("prepare");
+            p.targets
+                .iter()
+                .map(|t| {
+                    mover
+                        .moves(t, u64::MAX, &ctx, &mut budget)
+                        .expect("moves")
+                        .map_or(0, |w| w.len())
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        println!(
+            "| cycle {n} + chord (cycles {}, {}) | {n} | {} | {:.0} / {longest} | {:.0} | {:.0} |",
+            n / 2 + 1,
+            n - n / 2 + 1,
+            ms(wall / q as u32),
+            total as f64 / q as f64,
+            bound as f64 / q as f64,
+            total as f64 / bound.max(1) as f64
+        );
+    }
+}
+
 fn main() {
     if let Ok(path) = std::env::var("ORBIT_PUZZLE_BENCH_CHILD") {
         scale_child(&path);
@@ -632,9 +775,10 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    // `mid` (about 2 minutes, the references at n = 200) and `moves` run only when named.
-    let want =
-        |s: &str| (args.is_empty() && s != "mid" && s != "moves") || args.iter().any(|a| a == s);
+    // `mid` (about 2 minutes, the references at n = 200), `moves` and `lassos` run only when named.
+    let want = |s: &str| {
+        (args.is_empty() && !matches!(s, "mid" | "moves" | "lassos")) || args.iter().any(|a| a == s)
+    };
     if want("contest") {
         contest();
     }
@@ -646,5 +790,9 @@ fn main() {
     }
     if want("moves") {
         moves();
+    }
+    if want("lassos") {
+        lassos();
+        lassos_scrambled();
     }
 }

@@ -82,10 +82,6 @@ impl SolveError {
             "puzzle.n of the reference solver (tests only): 200",
         ),
         (
-            "puzzle_moves_construction",
-            "puzzle blocks the move construction handles: a non-cycle 2-connected part of at most 8 vertices through the block's entry (not a long θ-graph), ears shorter than the part they hang on",
-        ),
-        (
             "group_degree_u32",
             "a group's degree in the CLI's text format: 2^32 - 1",
         ),

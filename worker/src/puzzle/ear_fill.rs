@@ -15,7 +15,8 @@
 //! empties the ear of its original tokens: the `i`-th filler is any token of `H` other than
 //! `y_1, …, y_i` (a `y_t` with `t > i` leaves the queue before its own turn). `H` holds at least
 //! `m + 1` tokens when it has at least `m + 2` vertices, so a filler always exists then; otherwise
-//! the block is refused with a typed error. Ears after `i` are never touched again, so each ear
+//! the fill stops with a typed error and the caller rearranges the block by a word in its lassos
+//! instead ([`lasso_words`](super::lasso_words)). Ears after `i` are never touched again, so each ear
 //! stays filled.
 //!
 //! # Complexity

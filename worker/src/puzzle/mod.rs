@@ -65,6 +65,7 @@ mod arrangement_table;
 mod block_plan;
 mod blocks;
 mod ear_fill;
+mod lasso_words;
 mod lower_bound;
 mod moves;
 mod parse;
@@ -72,7 +73,7 @@ pub mod reference;
 mod solver;
 
 pub use lower_bound::moves_lower_bound;
-pub use moves::{CONSTRUCTION_LIMIT, PuzzleMover, solve_puzzle_moves};
+pub use moves::{PuzzleMover, solve_puzzle_moves};
 pub use parse::{format_answers, parse_puzzle_text};
 pub use solver::PuzzleSolver;
 

@@ -11,8 +11,24 @@
 //!
 //! * a bridge never needs anything (the decider guarantees its token is in place);
 //! * a cycle: the blank goes round it `s` times one way or `L - 1 - s` times the other;
-//! * any other block follows its [`BlockPlan`](super::block_plan::BlockPlan): ears filled by a
-//!   conveyor, the small core finished from its search table ([`ear_fill`](super::ear_fill)).
+//! * any other block follows its [`BlockPlan`](super::block_plan::BlockPlan) when it has one:
+//!   ears filled by a conveyor, the small core (at most 8 vertices through the entry) finished
+//!   from its search table ([`ear_fill`](super::ear_fill)). A bipartite core in a non-bipartite
+//!   block finishes only with the right parity of the walk so far; the block is then undone and
+//!   redone after one more odd cycle, up to `PARITY_ATTEMPTS` (8) times;
+//! * a block without a plan (no small core: a long cycle with one chord, a θ-graph of long
+//!   paths), one whose ears are too long for the part they hang on, or one whose parity
+//!   attempts ran out, is undone and rearranged by a *word in its lassos*
+//!   ([`lasso_words`](super::lasso_words)): the closed walks `T[e, u]·(u v)·T[v, e]` of a
+//!   breadth-first tree `T` from the entry `e`, one per non-tree edge `uv`, generate the
+//!   fundamental group of the block at `e`, so their permutations generate every rearrangement
+//!   the decider allows; the group engine ([`GroupWords`](crate::group::GroupWords): Minkwitz's
+//!   tables, or conjugates of one 3-cycle for 24 or more points) writes the wanted permutation
+//!   as a word in them, and each letter is walked as its lasso (backwards for an inverse). This
+//!   is complete: no reachable target is ever refused. The words are long (about `n²` letters
+//!   of up to `2·depth + 1` moves each for a block of `n` vertices, so `O(n³)` moves as
+//!   Kornhauser, Miller and Spirakis bound them), which is why the ear construction is tried
+//!   first.
 //!
 //! A *shortening pass* runs as the walk is produced: a step straight back to the vertex the blank
 //! just left cancels the step before it (two swaps of the same pair are the identity), so the
@@ -20,18 +36,24 @@
 //! it is returned; a mismatch is an error, never a wrong answer.
 //!
 //! # Limits
-//! The moves reported in one job are capped by [`Limits::max_puzzle_moves`]; the sequences and the
-//! search tables are charged to the job's [`MemoryBudget`] as they grow.
+//! The moves reported in one job are capped by [`Limits::max_puzzle_moves`] (a lasso word is
+//! built only up to the moves the cap leaves: each letter adds at least its non-tree edge to the
+//! reduced walk); the sequences, the search tables, the lassos' groups and words are charged to
+//! the job's [`MemoryBudget`] as they grow. Cancellation is polled every 4,096 steps and by the
+//! group engine while a block's lasso group is built.
 //!
 //! # References
 //! * D. Kornhauser, G. Miller, P. Spirakis, "Coordinating pebble motion on graphs, the diameter
 //!   of permutation groups, and applications", FOCS 1984 — `O(n³)` moves suffice.
 //! * R. M. Wilson, "Graph puzzles, homotopy, and the alternating group", J. Combin. Theory
-//!   Ser. B 16 (1974).
+//!   Ser. B 16 (1974) — closed walks, the fundamental group and the blocks' groups.
+//! * T. Minkwitz, "An algorithm for solving the factorization problem in permutation groups",
+//!   J. Symbolic Comput. 26 (1998) — words for group members.
 
 use super::block_plan::{BlockPlan, NoCore, plan_block};
 use super::blocks::{self, Blocks, NONE};
 use super::ear_fill::{self, BlockView, Scratch};
+use super::lasso_words::{self, LassoWords};
 use super::{PuzzleProblem, PuzzleSolver};
 use crate::memory::MemoryBudget;
 use crate::{Limits, SolveContext, SolveError};
@@ -39,13 +61,11 @@ use crate::{Limits, SolveContext, SolveError};
 /// How many times a block with a bipartite core may be redone with one more odd cycle first.
 const PARITY_ATTEMPTS: usize = 8;
 
-/// Name of the construction's internal cap (see [`SolveError::INTERNAL_LIMITS`]).
-pub const CONSTRUCTION_LIMIT: &str = "puzzle_moves_construction";
-
 /// Why a construction failed, inside the module; converted to [`SolveError`] at the API.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum MovesFail {
-    /// The block's shape is outside what the construction handles.
+    /// The block's shape is outside what the ear construction handles (the lassos' words
+    /// then rearrange it).
     #[error("{0}")]
     Unsupported(String),
     /// The core's table cannot finish: the parity must be fixed first.
@@ -85,6 +105,38 @@ pub(crate) struct Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
+    /// Moves the walk may still take under the cap.
+    pub(crate) fn moves_left(&self) -> u64 {
+        self.cap
+            .saturating_sub(self.before + self.path.len() as u64 - 1)
+    }
+
+    /// The cap's error for a walk that would report `reported` moves.
+    pub(crate) fn over_cap(&self, reported: u64) -> SolveError {
+        SolveError::limit_shown(
+            format!("puzzle moves ({reported} so far)"),
+            "max_puzzle_moves",
+            self.cap,
+            format!("{} (max_puzzle_moves)", self.cap),
+        )
+        .requested(reported)
+    }
+
+    /// Moves reported so far by this walk and the job's earlier ones.
+    pub(crate) fn reported(&self) -> u64 {
+        self.before + self.path.len() as u64 - 1
+    }
+
+    /// The job's cancellation and progress.
+    pub(crate) fn ctx(&self) -> &'a SolveContext {
+        self.ctx
+    }
+
+    /// The job's memory budget.
+    pub(crate) fn budget(&mut self) -> &mut MemoryBudget {
+        self.budget
+    }
+
     pub(crate) fn blank(&self) -> u32 {
         self.path[self.path.len() - 1]
     }
@@ -113,15 +165,9 @@ impl<'a> Walker<'a> {
             self.path.pop();
         } else {
             self.path.push(v);
-            let reported = self.before + self.path.len() as u64 - 1;
+            let reported = self.reported();
             if reported > self.cap {
-                return Err(SolveError::limit_shown(
-                    format!("puzzle moves ({reported} so far)"),
-                    "max_puzzle_moves",
-                    self.cap,
-                    format!("{} (max_puzzle_moves)", self.cap),
-                )
-                .requested(reported));
+                return Err(self.over_cap(reported));
             }
             let bytes = (self.path.capacity() as u64) * 4;
             if bytes > self.charged {
@@ -149,16 +195,24 @@ enum BlockState {
         verts: Vec<u32>,
         adj: Vec<Vec<u32>>,
         plan: BlockPlan,
+        /// Made when the ear construction first fails on this block.
+        lassos: Option<Box<LassoWords>>,
     },
-    Refused(String),
+    /// A block without a plan: rearranged by words in its lassos, made when first needed.
+    Lassos {
+        verts: Vec<u32>,
+        adj: Vec<Vec<u32>>,
+        lassos: Option<Box<LassoWords>>,
+    },
 }
 
 /// A puzzle prepared to construct move sequences for many targets.
 ///
 /// # Complexity
 /// Building: as [`PuzzleSolver::new`] plus `O(n + m)`. Each target: `O(n)` for the decision and
-/// the cycles, and the block plans' costs (see [`ear_fill`](super::ear_fill)); a block's plan is
-/// made once, when a target first needs it.
+/// the cycles, and the block plans' costs (see [`ear_fill`](super::ear_fill) and
+/// [`lasso_words`](super::lasso_words)); a block's plan and lasso words are made once, when a
+/// target first needs them.
 ///
 /// # Example
 /// ```
@@ -299,8 +353,8 @@ impl PuzzleMover {
     ///
     /// # Errors
     /// [`SolveError::InvalidArgument`] if `target` is not a permutation; `LimitExceeded` for the
-    /// cap (`max_puzzle_moves`), the budget, or a block the construction does not handle
-    /// ([`CONSTRUCTION_LIMIT`]); [`SolveError::Cancelled`].
+    /// cap (`max_puzzle_moves`) or the budget (`max_job_memory`); [`SolveError::Cancelled`].
+    /// Every reachable target gets a sequence otherwise.
     pub fn moves(
         &mut self,
         target: &[u32],
@@ -330,16 +384,12 @@ impl PuzzleMover {
             Some(i) => format!("puzzle.targets[{i}]"),
             None => "target".to_string(),
         };
-        let walk = self.construct(target, cap, ctx, budget).map_err(|e| match e {
-            MovesFail::Solve(e) => e,
-            MovesFail::Unsupported(why) => SolveError::limit_shown(
-                format!("{}: constructing its moves ({why})", name()),
-                CONSTRUCTION_LIMIT,
-                super::arrangement_table::MAX_TABLE_VERTICES as u64,
-                "what the construction handles (a non-cycle part of at most 8 vertices through each block's entry)".to_string(),
-            ),
-            other => SolveError::Panicked(format!("puzzle moves for {}: {other}", name())),
-        })?;
+        let walk = self
+            .construct(target, cap, ctx, budget)
+            .map_err(|e| match e {
+                MovesFail::Solve(e) => e,
+                other => SolveError::Panicked(format!("puzzle moves for {}: {other}", name())),
+            })?;
         Ok(Some(walk))
     }
 
@@ -463,50 +513,63 @@ impl PuzzleMover {
             }
             self.states[blk] = state;
         }
-        match &self.states[blk] {
+        let local_of = &self.local_of;
+        let plans_charged = &mut self.plans_charged;
+        match &mut self.states[blk] {
             BlockState::Unplanned | BlockState::Bridge => Err(MovesFail::Inconsistent(
                 "a bridge's token is out of place".into(),
             )),
-            BlockState::Refused(why) => Err(MovesFail::Unsupported(why.clone())),
             BlockState::Cycle(order) => rotate(w, order, self.blocks.entry[blk], want),
-            BlockState::General { verts, adj, plan } => {
+            BlockState::Lassos { verts, adj, lassos } => {
+                let lw = lasso_words_of(lassos, adj, w, plans_charged)?;
+                lasso_words::rearrange(w, verts, lw, want)
+            }
+            BlockState::General {
+                verts,
+                adj,
+                plan,
+                lassos,
+            } => {
                 let view = BlockView {
                     verts,
                     adj,
                     plan,
-                    local_of: &self.local_of,
+                    local_of,
                     want,
                 };
                 let scratch = &mut self.scratch;
-                let Some(odd) = &plan.odd_walk else {
-                    return ear_fill::fill(w, &view, scratch);
-                };
-                // A bipartite core in a non-bipartite block: the core finishes only if the
-                // parity of the walk so far matches, which the ears' walk decides. On a parity
-                // failure undo the block (its steps backwards) and go round an odd cycle once
-                // more before filling again, a few times.
+                // A bipartite core in a non-bipartite block finishes only if the parity of the
+                // walk so far matches, which the ears' walk decides. On a parity failure undo
+                // the block (its steps backwards) and go round an odd cycle once more before
+                // filling again, a few times; then, or when an ear is too long for a filler,
+                // undo it and rearrange the block by a word in its lassos, which always works.
                 let mut attempt = 0;
                 loop {
                     w.trace = Some(Vec::new());
-                    for _ in 0..attempt {
-                        for &v in odd {
-                            w.step(verts[v as usize])?;
+                    if let Some(odd) = &plan.odd_walk {
+                        for _ in 0..attempt {
+                            for &v in odd {
+                                w.step(verts[v as usize])?;
+                            }
                         }
                     }
                     let result = ear_fill::fill(w, &view, scratch);
                     let trace = w.trace.take().unwrap_or_default();
                     match result {
-                        Err(MovesFail::Parity) if attempt < PARITY_ATTEMPTS => {
+                        Err(MovesFail::Parity | MovesFail::Unsupported(_)) => {
                             for &v in trace.iter().rev() {
                                 w.step(v)?;
                             }
-                            attempt += 1;
-                        }
-                        Err(MovesFail::Parity) => {
-                            return Err(MovesFail::Unsupported(format!(
-                                "the parity of a block of {} vertices with a bipartite core stayed wrong after {PARITY_ATTEMPTS} odd cycles",
-                                verts.len()
-                            )));
+                            drop(trace);
+                            let retry = matches!(result, Err(MovesFail::Parity))
+                                && plan.odd_walk.is_some()
+                                && attempt < PARITY_ATTEMPTS;
+                            if retry {
+                                attempt += 1;
+                                continue;
+                            }
+                            let lw = lasso_words_of(lassos, adj, w, plans_charged)?;
+                            return lasso_words::rearrange(w, verts, lw, want);
                         }
                         other => return other,
                     }
@@ -567,14 +630,42 @@ impl PuzzleMover {
             ok
         };
         match plan_block(&adj, bipartite) {
-            Ok(plan) => BlockState::General { verts, adj, plan },
-            Err(e) => BlockState::Refused(e.to_string()),
+            Ok(plan) => BlockState::General {
+                verts,
+                adj,
+                plan,
+                lassos: None,
+            },
+            Err(_) => BlockState::Lassos {
+                verts,
+                adj,
+                lassos: None,
+            },
         }
     }
 
     /// Bytes of block plans charged to budgets so far (released when the mover is dropped).
     pub fn plans_bytes(&self) -> u64 {
         self.plans_charged
+    }
+}
+
+/// The block's lasso words, made (and charged to the walk's budget) on first use.
+fn lasso_words_of<'l>(
+    lassos: &'l mut Option<Box<LassoWords>>,
+    adj: &[Vec<u32>],
+    w: &mut Walker<'_>,
+    plans_charged: &mut u64,
+) -> Result<&'l LassoWords, MovesFail> {
+    if lassos.is_none() {
+        let ctx = w.ctx;
+        let lw = LassoWords::new(adj, ctx, w.budget())?;
+        *plans_charged += lw.bytes();
+        *lassos = Some(Box::new(lw));
+    }
+    match lassos {
+        Some(lw) => Ok(lw),
+        None => Err(MovesFail::Inconsistent("no lasso words".into())),
     }
 }
 
