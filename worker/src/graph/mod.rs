@@ -24,6 +24,8 @@ mod canonical_form;
 mod dense_search;
 mod job;
 mod search_order;
+mod sparse_refinement;
+mod sparse_search;
 mod text_format;
 mod undirected_graph;
 
@@ -38,5 +40,10 @@ pub use job::{
     validate_graph_job,
 };
 pub use search_order::order_from_search;
+pub use sparse_refinement::{OrderedPartition, SparseAdjacency, UndoMark};
+pub use sparse_search::{
+    SparsePermutation, SparseSearchResult, sparse_generator_bytes, sparse_search,
+    sparse_search_bytes,
+};
 pub use text_format::parse_graph_text;
 pub use undirected_graph::{Adjacency, MAX_GRAPH_EDGES, MAX_GRAPH_VERTICES, UndirectedGraph};

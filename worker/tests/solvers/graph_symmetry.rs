@@ -70,7 +70,7 @@ pub(crate) fn brute_automorphisms(g: &UndirectedGraph) -> Vec<Vec<u32>> {
 }
 
 /// The orbits of the brute-force group, sorted.
-fn brute_orbits(n: u32, group: &[Vec<u32>]) -> Vec<Vec<u32>> {
+pub(crate) fn brute_orbits(n: u32, group: &[Vec<u32>]) -> Vec<Vec<u32>> {
     let mut orbits: Vec<Vec<u32>> = Vec::new();
     let mut seen = vec![false; n as usize];
     for v in 0..n {
@@ -88,7 +88,7 @@ fn brute_orbits(n: u32, group: &[Vec<u32>]) -> Vec<Vec<u32>> {
 
 /// A complete invariant by brute force: the least (colours, edge bit string) over all
 /// relabellings.
-fn brute_canonical_code(g: &UndirectedGraph) -> (Vec<u64>, u64) {
+pub(crate) fn brute_canonical_code(g: &UndirectedGraph) -> (Vec<u64>, u64) {
     let n = g.vertices as usize;
     let mut best: Option<(Vec<u64>, u64)> = None;
     for_each_permutation(n, |p| {
@@ -144,7 +144,7 @@ pub(crate) fn random_graph(
     }
 }
 
-fn relabel(g: &UndirectedGraph, image: &[u32]) -> UndirectedGraph {
+pub(crate) fn relabel(g: &UndirectedGraph, image: &[u32]) -> UndirectedGraph {
     let mut edges: Vec<(u32, u32)> = g
         .edges
         .iter()
@@ -327,7 +327,7 @@ fn random_pairs_are_isomorphic_exactly_when_brute_force_says_so() {
 }
 
 /// The labelling (position → vertex) from the labels (vertex → position).
-fn labelling(labels: &[u32]) -> Vec<u32> {
+pub(crate) fn labelling(labels: &[u32]) -> Vec<u32> {
     let mut out = vec![0; labels.len()];
     for (v, &l) in labels.iter().enumerate() {
         out[l as usize] = v as u32;
@@ -338,7 +338,7 @@ fn labelling(labels: &[u32]) -> Vec<u32> {
 // ---------------------------------------------------------------------------------------------
 // Published orders
 
-fn graph(n: u32, edges: impl IntoIterator<Item = (u32, u32)>) -> UndirectedGraph {
+pub(crate) fn graph(n: u32, edges: impl IntoIterator<Item = (u32, u32)>) -> UndirectedGraph {
     UndirectedGraph {
         vertices: n,
         edges: edges.into_iter().collect(),
@@ -360,7 +360,7 @@ pub(crate) fn generalised_petersen(n: u32, k: u32) -> UndirectedGraph {
     graph(2 * n, edges)
 }
 
-fn hypercube(d: u32) -> UndirectedGraph {
+pub(crate) fn hypercube(d: u32) -> UndirectedGraph {
     let n = 1 << d;
     graph(
         n,
@@ -409,7 +409,7 @@ pub(crate) fn buckminsterfullerene() -> UndirectedGraph {
 }
 
 /// The Paley graph on GF(p) (`p ≡ 1 mod 4` prime): `x ~ y` when `x - y` is a non-zero square.
-fn paley_prime(p: u32) -> UndirectedGraph {
+pub(crate) fn paley_prime(p: u32) -> UndirectedGraph {
     let squares: BTreeSet<u32> = (1..p).map(|x| x * x % p).collect();
     graph(
         p,
