@@ -7,84 +7,11 @@ use std::cmp::Ordering;
 use num_bigint::BigUint;
 
 use super::canonical_form::CanonicalForm;
+use super::sparse_permutation::SparsePermutation;
 use super::sparse_refinement::{OrderedPartition, SparseAdjacency, UndoMark};
 use super::undirected_graph::UndirectedGraph;
 use crate::context::SolveContext;
 use crate::error::SolveError;
-
-/// A permutation of a graph's vertices stored by its moved points only: memory proportional to
-/// its support, whatever the number of vertices.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SparsePermutation {
-    /// `(point, image)` for every moved point, sorted by point.
-    moved: Vec<(u32, u32)>,
-}
-
-impl SparsePermutation {
-    /// The permutation moving each `point` to `image` (pairs with `point == image` are dropped)
-    /// and fixing every other point. The pairs must describe a bijection of their points.
-    ///
-    /// ```
-    /// use orbit_worker::graph::SparsePermutation;
-    /// let g = SparsePermutation::from_pairs(vec![(5, 9), (9, 5), (2, 2)]);
-    /// assert_eq!(g.image(5), 9);
-    /// assert_eq!(g.image(7), 7);
-    /// assert_eq!(g.cycles(), vec![vec![5, 9]]);
-    /// ```
-    pub fn from_pairs(mut pairs: Vec<(u32, u32)>) -> SparsePermutation {
-        pairs.retain(|&(x, y)| x != y);
-        pairs.sort_unstable();
-        SparsePermutation { moved: pairs }
-    }
-
-    /// The moved points with their images, sorted by point.
-    pub fn moved(&self) -> &[(u32, u32)] {
-        &self.moved
-    }
-
-    /// The image of `x`. Complexity: O(log support).
-    pub fn image(&self, x: u32) -> u32 {
-        match self.moved.binary_search_by_key(&x, |&(p, _)| p) {
-            Ok(i) => self.moved[i].1,
-            Err(_) => x,
-        }
-    }
-
-    /// The image array on `0..n` (for small graphs and clients that want one).
-    pub fn images(&self, n: usize) -> Vec<u32> {
-        let mut images: Vec<u32> = (0..n as u32).collect();
-        for &(x, y) in &self.moved {
-            images[x as usize] = y;
-        }
-        images
-    }
-
-    /// The cycles of length > 1, each starting at its least point, ordered by it.
-    ///
-    /// Complexity: O(s log s) for support s.
-    pub fn cycles(&self) -> Vec<Vec<u32>> {
-        let mut done = vec![false; self.moved.len()];
-        let mut cycles = Vec::new();
-        for i in 0..self.moved.len() {
-            if done[i] {
-                continue;
-            }
-            let start = self.moved[i].0;
-            let mut cycle = vec![start];
-            done[i] = true;
-            let mut x = self.moved[i].1;
-            while x != start {
-                cycle.push(x);
-                if let Ok(j) = self.moved.binary_search_by_key(&x, |&(p, _)| p) {
-                    done[j] = true;
-                }
-                x = self.image(x);
-            }
-            cycles.push(cycle);
-        }
-        cycles
-    }
-}
 
 /// What the sparse search finds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,7 +125,7 @@ impl Search<'_> {
     /// Keeps an automorphism found at the current level: charged to the budget, its support
     /// merged into the orbits.
     fn add_generator(&mut self, g: SparsePermutation) -> Result<(), SolveError> {
-        let bytes = sparse_generator_bytes(g.moved.len() as u64);
+        let bytes = sparse_generator_bytes(g.moved().len() as u64);
         self.generator_bytes = self.generator_bytes.saturating_add(bytes);
         if self.generator_bytes > self.generator_budget {
             return Err(SolveError::limit_shown(
@@ -216,8 +143,8 @@ impl Search<'_> {
             )
             .requested(self.generator_bytes));
         }
-        for i in 0..g.moved.len() {
-            let (x, y) = g.moved[i];
+        for i in 0..g.moved().len() {
+            let (x, y) = g.moved()[i];
             self.union(x, y);
         }
         self.generators.push(g);
@@ -300,10 +227,27 @@ impl Search<'_> {
             self.right.undo_to(self.marks[k]);
             let v = self.levels[k].vertex;
             let target = self.levels[k].target;
-            let cell: Vec<u32> = self.right.cell_at(target).to_vec();
+            // Often one try makes the cell one orbit (a tree's leaves, an empty graph): try the
+            // first candidate before copying the cell.
+            let cell_len = self.right.cell_at(target).len();
+            let first = self.right.cell_at(target).iter().copied().find(|&w| w != v);
+            if let Some(w) = first {
+                self.check()?;
+                self.try_vertex(k, w)?;
+                let root_w = self.find(w);
+                if self.find(v) != root_w {
+                    self.explored[root_w as usize] = k as u32 + 1;
+                }
+            }
+            let root_v = self.find(v);
+            let cell: Vec<u32> = if self.size[root_v as usize] as usize == cell_len {
+                Vec::new()
+            } else {
+                self.right.cell_at(target).to_vec()
+            };
             for &w in &cell {
                 let root_v = self.find(v);
-                if self.size[root_v as usize] as usize == cell.len() {
+                if self.size[root_v as usize] as usize == cell_len {
                     break;
                 }
                 let root_w = self.find(w);

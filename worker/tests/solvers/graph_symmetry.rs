@@ -174,7 +174,7 @@ fn check_against_brute_force(g: &UndirectedGraph, rng: &mut ChaCha8Rng) {
     assert_eq!(answer.orbits, brute_orbits(g.vertices, &group), "{g:?}");
     for generator in &answer.generators {
         assert!(
-            group.contains(&generator.images().to_vec()),
+            group.contains(&generator.images(g.vertices as usize)),
             "{g:?}: {generator:?}"
         );
     }
@@ -198,13 +198,17 @@ fn check_against_brute_force(g: &UndirectedGraph, rng: &mut ChaCha8Rng) {
 
 /// The order of the group the generators generate, by Orbit's Schreier–Sims (independent of the
 /// search's own count from its first path).
-fn schreier_sims_order(n: u32, generators: &[orbit_worker::group::Perm]) -> BigUint {
+fn schreier_sims_order(n: u32, generators: &[orbit_worker::graph::SparsePermutation]) -> BigUint {
+    let generators: Vec<orbit_worker::group::Perm> = generators
+        .iter()
+        .map(|g| orbit_worker::group::Perm::from_images(g.images(n as usize), "g").unwrap())
+        .collect();
     if generators.is_empty() {
         return BigUint::from(1u32);
     }
     orbit_worker::group::PermGroup::new(
         n as usize,
-        generators.to_vec(),
+        generators,
         &SolveContext::detached(),
         &Limits::default(),
     )
