@@ -18,7 +18,10 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use orbit_worker::graph::{GraphJob, UndirectedGraph, dense_search, solve_graph};
+use orbit_worker::graph::{
+    GraphJob, UndirectedGraph, dense_search, graph_memory_estimate, solve_graph, sparse_search,
+    uses_sparse_search,
+};
 use orbit_worker::{Limits, SolveContext};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -148,14 +151,15 @@ fn tree(n: u32, rng: &mut ChaCha8Rng) -> UndirectedGraph {
     graph(n, (1..n).map(|i| (rng.random_range(0..i), i)))
 }
 
-/// dreadnaut's minimum `cpu time` over `runs` runs of `c x`, in seconds.
-fn dreadnaut_secs(g: &UndirectedGraph, runs: usize) -> Option<f64> {
+/// dreadnaut's minimum `cpu time` over `runs` runs of `c x`, in seconds, with the algorithm
+/// `mode` (`An` dense nauty, `As` sparse nauty, `At` Traces).
+fn dreadnaut_secs(g: &UndirectedGraph, runs: usize, mode: &str) -> Option<f64> {
     let n = g.vertices as usize;
     let mut adjacency = vec![Vec::new(); n];
     for &(u, v) in &g.edges {
         adjacency[u.min(v) as usize].push(u.max(v));
     }
-    let mut input = format!("n={n} g\n");
+    let mut input = format!("{mode} n={n} g\n");
     // `v: w w ...;` per vertex; the last ends with `.` instead of `;`.
     for (v, list) in adjacency.iter().enumerate() {
         input.push_str(&format!("{v}:"));
@@ -184,7 +188,63 @@ fn dreadnaut_secs(g: &UndirectedGraph, runs: usize) -> Option<f64> {
         .reduce(f64::min)
 }
 
+/// The graph a case names.
+fn case_graph(case: &str, rng: &mut ChaCha8Rng) -> UndirectedGraph {
+    let (name, size) = case.rsplit_once('_').expect("case_size");
+    let size: u32 = size.parse().expect("size");
+    match name {
+        "paley" => paley(size),
+        "rook" => rook(size),
+        "random" => random(size, rng),
+        "cubic" => cubic(size, rng),
+        "grid" => grid(size),
+        "tree" => tree(size, rng),
+        other => panic!("unknown case {other}"),
+    }
+}
+
+/// The peak resident memory of this process so far (`VmHWM`), in bytes.
+fn peak_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// The child run for the peak memory of one case: builds the graph (with the same seed as the
+/// parent), measures `VmHWM` before and after one `solve_graph`, prints both.
+fn child_peak(case: &str) {
+    let mut rng = ChaCha8Rng::seed_from_u64(2026);
+    let g = case_graph(case, &mut rng);
+    let before = peak_bytes();
+    let job = GraphJob { graph: g };
+    solve_graph(&job, &SolveContext::detached(), &Limits::default()).expect("job");
+    println!("{before} {}", peak_bytes());
+}
+
+/// The job's peak memory in a child process: `VmHWM` after the job minus before (the graph
+/// built), in MiB.
+fn peak_mib(case: &str) -> Option<f64> {
+    let exe = std::env::current_exe().ok()?;
+    let output = Command::new(exe)
+        .env("ORBIT_GRAPH_BENCH_PEAK_OF", case)
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut parts = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    let (before, after) = (parts.next()??, parts.next()??);
+    Some(after.saturating_sub(before) as f64 / (1u64 << 20) as f64)
+}
+
 fn main() {
+    if let Ok(case) = std::env::var("ORBIT_GRAPH_BENCH_PEAK_OF") {
+        child_peak(&case);
+        return;
+    }
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
@@ -199,26 +259,33 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(3)
         .max(1);
-    let mut rng = ChaCha8Rng::seed_from_u64(2026);
     let (ctx, limits) = (SolveContext::detached(), Limits::default());
     println!(
-        "{:<14} {:>7} {:>9} {:>11} {:>10} {:>10} {:>11} {:>6}",
-        "case", "n", "m", "order", "search s", "job s", "dreadnaut s", "ratio"
+        "{:<13} {:>7} {:>8} {:>9} {:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6}",
+        "case",
+        "n",
+        "m",
+        "order",
+        "search",
+        "search s",
+        "job s",
+        "peak MiB",
+        "est MiB",
+        "dread s",
+        "Traces",
+        "ratio"
     );
     for case in cases {
-        let (name, size) = case.rsplit_once('_').expect("case_size");
-        let size: u32 = size.parse().expect("size");
-        let g = match name {
-            "paley" => paley(size),
-            "rook" => rook(size),
-            "random" => random(size, &mut rng),
-            "cubic" => cubic(size, &mut rng),
-            "grid" => grid(size),
-            "tree" => tree(size, &mut rng),
-            other => panic!("unknown case {other}"),
-        };
+        // Each case from the same seed, so the child run for the peak builds the same graph.
+        let mut rng = ChaCha8Rng::seed_from_u64(2026);
+        let g = case_graph(case, &mut rng);
+        let sparse = uses_sparse_search(u64::from(g.vertices), g.edges.len() as u64);
         let search = min_cpu_secs(runs, || {
-            dense_search(&g, &ctx, 1 << 30).expect("search");
+            if sparse {
+                sparse_search(&g, &ctx, 1 << 30).expect("search");
+            } else {
+                dense_search(&g, &ctx, 1 << 30).expect("search");
+            }
         });
         let job = GraphJob { graph: g.clone() };
         let mut order = String::new();
@@ -228,18 +295,23 @@ fn main() {
                 .order
                 .to_string();
         });
-        if order.len() > 11 {
+        if order.len() > 9 {
             order = format!("~1e{}", order.len() - 1);
         }
-        let anchor = dreadnaut_secs(&g, runs);
+        let estimate = graph_memory_estimate(&job, &limits) as f64 / (1u64 << 20) as f64;
+        let peak = peak_mib(case).map_or("-".into(), |p| format!("{p:.0}"));
+        let anchor = dreadnaut_secs(&g, runs, if sparse { "As" } else { "An" });
+        let traces = dreadnaut_secs(&g, runs, "At");
         let (anchor_text, ratio) = match anchor {
             Some(a) => (format!("{a:.2}"), format!("{:.2}", total / a.max(0.01))),
             None => ("-".into(), "-".into()),
         };
+        let traces_text = traces.map_or("-".into(), |t| format!("{t:.2}"));
         println!(
-            "{case:<14} {:>7} {:>9} {order:>11} {search:>10.3} {total:>10.3} {anchor_text:>11} {ratio:>6}",
+            "{case:<13} {:>7} {:>8} {order:>9} {:>6} {search:>8.3} {total:>8.3} {peak:>8} {estimate:>7.0} {anchor_text:>7} {traces_text:>6} {ratio:>6}",
             g.vertices,
-            g.edges.len()
+            g.edges.len(),
+            if sparse { "sparse" } else { "dense" },
         );
     }
 }

@@ -316,40 +316,52 @@ impl OrderedPartition {
     /// Complexity: see the type.
     pub fn refine(&mut self, adjacency: &SparseAdjacency) -> Vec<u64> {
         let mut trace = Vec::new();
-        let _ = self.refine_traced(adjacency, None, &mut trace, &mut || true);
+        let _ = self.refine_traced(adjacency, None, None, &mut trace, &mut || true);
         trace
     }
 
     /// [`refine`](Self::refine), recording the trace into `trace` and comparing it as it grows
-    /// with `reference` (lexicographically, a proper prefix first): the refinement stops as soon
-    /// as the trace falls below the reference (the node is worse: the caller abandons it).
-    /// `keep_going` is asked every 4,096 splitters; when it says no the refinement stops.
+    /// (lexicographically, a proper prefix first) with `equal_to` (a node it may be equivalent
+    /// to) and `at_least` (the best node so far). The refinement stops as soon as the trace has
+    /// left `equal_to` and fallen below `at_least` (the node can be neither: the caller
+    /// abandons it); without either reference it runs to the end. `keep_going` is asked every
+    /// 4,096 splitters; when it says no the refinement stops.
     ///
     /// # Returns
-    /// `Some(order)` of the trace against the reference (`Equal` without a reference), or `None`
-    /// when `keep_going` stopped it. Stopped or `Less`, the partition is not equitable: undo it.
+    /// `Some(orders)`: the trace against `equal_to` and against `at_least` (`Equal` for a
+    /// missing reference), as far as it went; `None` when `keep_going` stopped it. When it
+    /// stopped early, the partition is not equitable: undo it.
     pub fn refine_traced(
         &mut self,
         adjacency: &SparseAdjacency,
-        reference: Option<&[u64]>,
+        equal_to: Option<&[u64]>,
+        at_least: Option<&[u64]>,
         trace: &mut Vec<u64>,
         keep_going: &mut dyn FnMut() -> bool,
-    ) -> Option<Ordering> {
+    ) -> Option<(Ordering, Ordering)> {
         trace.clear();
-        let mut order = Ordering::Equal;
+        let mut orders = (Ordering::Equal, Ordering::Equal);
         let mut hash = mix(0x243f_6a88_85a3_08d3, self.cells as u64);
         let mut steps = 0u32;
-        let push = |trace: &mut Vec<u64>, hash: u64, order: &mut Ordering| {
+        let watching = equal_to.is_some() || at_least.is_some();
+        let compare = |reference: Option<&[u64]>, at: usize, hash: u64, order: &mut Ordering| {
             if *order == Ordering::Equal
                 && let Some(r) = reference
             {
-                *order = match r.get(trace.len()) {
+                *order = match r.get(at) {
                     Some(&x) => hash.cmp(&x),
                     None => Ordering::Greater,
                 };
             }
+        };
+        // Pushes a trace entry; false when the node can be neither.
+        let push = |trace: &mut Vec<u64>, hash: u64, orders: &mut (Ordering, Ordering)| {
+            compare(equal_to, trace.len(), hash, &mut orders.0);
+            compare(at_least, trace.len(), hash, &mut orders.1);
             trace.push(hash);
-            *order != Ordering::Less
+            !watching
+                || (equal_to.is_some() && orders.0 == Ordering::Equal)
+                || (at_least.is_some() && orders.1 != Ordering::Less)
         };
         while let Some(s) = self.queue.pop_front() {
             self.in_queue[s as usize] = false;
@@ -400,22 +412,22 @@ impl OrderedPartition {
                 self.count[y as usize] = 0;
             }
             self.touched_vertices.clear();
-            if !push(trace, hash, &mut order) {
+            if !push(trace, hash, &mut orders) {
                 self.clear_queue();
-                return Some(Ordering::Less);
+                return Some(orders);
             }
         }
         hash = mix(hash, self.cells as u64);
-        if !push(trace, hash, &mut order) {
-            return Some(Ordering::Less);
+        let _ = push(trace, hash, &mut orders);
+        for (reference, order) in [(equal_to, &mut orders.0), (at_least, &mut orders.1)] {
+            if *order == Ordering::Equal
+                && let Some(r) = reference
+                && r.len() > trace.len()
+            {
+                *order = Ordering::Less;
+            }
         }
-        if order == Ordering::Equal
-            && let Some(r) = reference
-            && r.len() > trace.len()
-        {
-            order = Ordering::Less;
-        }
-        Some(order)
+        Some(orders)
     }
 
     fn clear_queue(&mut self) {

@@ -72,6 +72,8 @@ struct Search<'a> {
     best_form: Option<CanonicalForm>,
     /// How many times the best leaf changed.
     best_changes: u64,
+    /// `(level, best_changes, equal)`: whether the best trace equals the first path's there.
+    best_is_first: Option<(usize, u64, bool)>,
     /// The traces of the path being explored below the first path's level being worked on.
     path_traces: Vec<Vec<u64>>,
     /// Union-find over the generators' supports: the orbits of the group found so far.
@@ -156,18 +158,20 @@ impl Search<'_> {
         move || !ctx.is_cancelled()
     }
 
-    /// Refines `right` after an individualisation, against `reference` (see
+    /// Refines `right` after an individualisation, against `equal_to` and `at_least` (see
     /// [`OrderedPartition::refine_traced`]).
     fn refine_right(
         &mut self,
-        reference: Option<&[u64]>,
+        equal_to: Option<&[u64]>,
+        at_least: Option<&[u64]>,
         trace: &mut Vec<u64>,
-    ) -> Result<Ordering, SolveError> {
+    ) -> Result<(Ordering, Ordering), SolveError> {
         let ctx = self.ctx;
         self.right
             .refine_traced(
                 &self.adjacency,
-                reference,
+                equal_to,
+                at_least,
                 trace,
                 &mut Self::keep_going(ctx),
             )
@@ -183,6 +187,7 @@ impl Search<'_> {
             .refine_traced(
                 &self.adjacency,
                 None,
+                None,
                 &mut trace,
                 &mut Self::keep_going(ctx),
             )
@@ -197,6 +202,7 @@ impl Search<'_> {
             self.left
                 .refine_traced(
                     &self.adjacency,
+                    None,
                     None,
                     &mut trace,
                     &mut Self::keep_going(ctx),
@@ -271,37 +277,41 @@ impl Search<'_> {
     fn try_vertex(&mut self, k: usize, w: u32) -> Result<(), SolveError> {
         let mark = self.right.mark();
         self.right.individualise(w);
-        let best_is_first = self.best_traces[k] == self.levels[k].trace;
+        // Whether the best path's trace at this level is the first path's (compared once per
+        // level and best leaf).
+        let best_is_first = match self.best_is_first {
+            Some((level, changes, equal)) if level == k && changes == self.best_changes => equal,
+            _ => {
+                let equal = self.best_traces[k] == self.levels[k].trace;
+                self.best_is_first = Some((k, self.best_changes, equal));
+                equal
+            }
+        };
         let first = std::mem::take(&mut self.levels[k].trace);
+        let best = if best_is_first {
+            Vec::new()
+        } else {
+            std::mem::take(&mut self.best_traces[k])
+        };
         let mut trace = Vec::new();
-        let against_first = self.refine_right(Some(&first), &mut trace);
+        let orders = self.refine_right(
+            Some(&first),
+            Some(if best_is_first { &first } else { &best }),
+            &mut trace,
+        );
         self.levels[k].trace = first;
-        let against_first = against_first?;
-        if against_first == Ordering::Less && best_is_first {
+        if !best_is_first {
+            self.best_traces[k] = best;
+        }
+        let (against_first, against_best) = orders?;
+        if against_first == Ordering::Equal
+            && let Some(g) = self.automorphism_onto_right(self.marks[k])?
+        {
+            self.add_generator(g)?;
             self.right.undo_to(mark);
             return Ok(());
         }
-        if against_first == Ordering::Equal {
-            if let Some(g) = self.automorphism_onto_right(self.marks[k])? {
-                self.add_generator(g)?;
-                self.right.undo_to(mark);
-                return Ok(());
-            }
-        }
         // No automorphism from the first path: the node matters only for the canonical leaf.
-        let against_best = if against_first == Ordering::Less {
-            // The refinement stopped early: redo it in full against the best path.
-            self.right.undo_to(mark);
-            self.right.individualise(w);
-            let best = std::mem::take(&mut self.best_traces[k]);
-            let result = self.refine_right(Some(&best), &mut trace);
-            self.best_traces[k] = best;
-            result?
-        } else if best_is_first {
-            against_first
-        } else {
-            compare_traces(&trace, &self.best_traces[k])
-        };
         if against_best != Ordering::Less {
             self.path_traces.clear();
             self.path_traces.push(trace);
@@ -326,11 +336,11 @@ impl Search<'_> {
             let mut trace = Vec::new();
             let result = if status == Ordering::Equal && depth < self.best_traces.len() {
                 let best = std::mem::take(&mut self.best_traces[depth]);
-                let result = self.refine_right(Some(&best), &mut trace);
+                let result = self.refine_right(None, Some(&best), &mut trace);
                 self.best_traces[depth] = best;
-                result?
+                result?.1
             } else {
-                self.refine_right(None, &mut trace)?;
+                self.refine_right(None, None, &mut trace)?;
                 Ordering::Greater
             };
             if result != Ordering::Less {
@@ -489,6 +499,7 @@ impl Search<'_> {
             .refine_traced(
                 &self.adjacency,
                 None,
+                None,
                 &mut left_trace,
                 &mut Self::keep_going(ctx),
             )
@@ -501,9 +512,9 @@ impl Search<'_> {
             let right_mark = self.right.mark();
             self.right.individualise(y);
             let mut trace = Vec::new();
-            let result = self.refine_right(Some(&left_trace), &mut trace);
+            let result = self.refine_right(Some(&left_trace), None, &mut trace);
             let result = match result {
-                Ok(Ordering::Equal) => self.automorphism_onto_right(since),
+                Ok((Ordering::Equal, _)) => self.automorphism_onto_right(since),
                 Ok(_) => Ok(None),
                 Err(e) => Err(e),
             };
@@ -549,11 +560,6 @@ impl Search<'_> {
         }
         ok
     }
-}
-
-/// Lexicographic order of traces, a proper prefix first.
-fn compare_traces(a: &[u64], b: &[u64]) -> Ordering {
-    a.cmp(b)
 }
 
 /// The ranks of the colour numbers (equal colours, equal ranks; the colours' order kept).
@@ -645,6 +651,7 @@ pub fn sparse_search(
         best_labelling: Vec::new(),
         best_form: None,
         best_changes: 0,
+        best_is_first: None,
         path_traces: Vec::new(),
         parent: (0..n as u32).collect(),
         size: vec![1; n],
