@@ -151,6 +151,9 @@ fn tree(n: u32, rng: &mut ChaCha8Rng) -> UndirectedGraph {
     graph(n, (1..n).map(|i| (rng.random_range(0..i), i)))
 }
 
+/// Wall-clock seconds dreadnaut gets per case and algorithm (shown as `>LIMIT` beyond).
+const DREADNAUT_LIMIT_SECS: u64 = 60;
+
 /// dreadnaut's minimum `cpu time` over `runs` runs of `c x`, in seconds, with the algorithm
 /// `mode` (`An` dense nauty, `As` sparse nauty, `At` Traces).
 fn dreadnaut_secs(g: &UndirectedGraph, runs: usize, mode: &str) -> Option<f64> {
@@ -177,9 +180,25 @@ fn dreadnaut_secs(g: &UndirectedGraph, runs: usize, mode: &str) -> Option<f64> {
         .ok()?;
     let mut stdin = child.stdin.take()?;
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    String::from_utf8_lossy(&output.stdout)
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).map(|_| text)
+    });
+    // dreadnaut's sparse nauty takes minutes on large trees: give up after the time limit.
+    let limit = std::time::Duration::from_secs(DREADNAUT_LIMIT_SECS);
+    let started = std::time::Instant::now();
+    while child.try_wait().ok()?.is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Some(f64::INFINITY);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = writer.join();
+    let output = reader.join().ok()?.ok()?;
+    output
         .lines()
         .filter_map(|l| {
             let rest = l.split("cpu time = ").nth(1)?;
@@ -302,11 +321,16 @@ fn main() {
         let peak = peak_mib(case).map_or("-".into(), |p| format!("{p:.0}"));
         let anchor = dreadnaut_secs(&g, runs, if sparse { "As" } else { "An" });
         let traces = dreadnaut_secs(&g, runs, "At");
-        let (anchor_text, ratio) = match anchor {
-            Some(a) => (format!("{a:.2}"), format!("{:.2}", total / a.max(0.01))),
-            None => ("-".into(), "-".into()),
+        let show = |t: Option<f64>| match t {
+            Some(t) if t.is_infinite() => format!(">{DREADNAUT_LIMIT_SECS}"),
+            Some(t) => format!("{t:.2}"),
+            None => "-".into(),
         };
-        let traces_text = traces.map_or("-".into(), |t| format!("{t:.2}"));
+        let (anchor_text, ratio) = match anchor {
+            Some(a) if a.is_finite() => (show(anchor), format!("{:.2}", total / a.max(0.01))),
+            _ => (show(anchor), "-".into()),
+        };
+        let traces_text = show(traces);
         println!(
             "{case:<13} {:>7} {:>8} {order:>9} {:>6} {search:>8.3} {total:>8.3} {peak:>8} {estimate:>7.0} {anchor_text:>7} {traces_text:>6} {ratio:>6}",
             g.vertices,

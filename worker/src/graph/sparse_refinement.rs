@@ -253,31 +253,30 @@ impl OrderedPartition {
         }
     }
 
-    /// Splits `v` off its cell (`v` first, the rest after it) and queues it as a splitter; then
+    /// Splits `v` off its cell (the rest first, `v` last) and queues it as a splitter; then
     /// [`refine`](Self::refine) makes the partition equitable again.
     ///
-    /// Complexity: O(1).
+    /// Complexity: O(log n) (only `v` changes cell).
     pub fn individualise(&mut self, v: u32) {
         let start = self.cell[v as usize];
         let len = self.length[start as usize];
         if len == 1 {
             return;
         }
-        let other = self.elements[start as usize];
+        let last = start + len - 1;
+        let other = self.elements[last as usize];
         let p = self.position[v as usize];
-        self.elements.swap(start as usize, p as usize);
+        self.elements.swap(last as usize, p as usize);
         self.position[other as usize] = p;
-        self.position[v as usize] = start;
+        self.position[v as usize] = last;
         self.forget_cell(start, len);
-        self.length[start as usize] = 1;
-        self.length[start as usize + 1] = len - 1;
-        self.note_cell(start + 1, len - 1);
-        for q in start + 1..start + len {
-            self.cell[self.elements[q as usize] as usize] = start + 1;
-        }
-        self.splits.push((start, start + 1));
+        self.length[start as usize] = len - 1;
+        self.length[last as usize] = 1;
+        self.note_cell(start, len - 1);
+        self.cell[v as usize] = last;
+        self.splits.push((start, last));
         self.cells += 1;
-        self.enqueue(start);
+        self.enqueue(last);
     }
 
     /// Queues every cell as a splitter (for the first refinement of a colour partition).
