@@ -67,7 +67,7 @@ pub const SPARSE_MAX_AVERAGE_DEGREE: u64 = 16;
 /// The sparse search's generators' budget: 64 bytes per vertex (about 8 moved points per
 /// vertex over all generators; at least 1 MiB), within [`MAX_GENERATOR_BYTES`].
 fn sparse_generator_budget(n: u64) -> u64 {
-    n.saturating_mul(64).max(1 << 20).min(MAX_GENERATOR_BYTES)
+    n.saturating_mul(64).clamp(1 << 20, MAX_GENERATOR_BYTES)
 }
 
 /// The parts of [`graph_memory_estimate`] for the sparse search: the search
