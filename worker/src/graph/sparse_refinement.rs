@@ -80,6 +80,7 @@ pub struct UndoMark(usize);
 /// // The path 0 - 1 - 2: the ends and the middle vertex form two cells.
 /// let adjacency = SparseAdjacency::new(3, &[(0, 1), (1, 2)]);
 /// let mut p = OrderedPartition::unit(3);
+/// p.queue_all();
 /// p.refine(&adjacency);
 /// assert_eq!(p.cells(), 2);
 /// ```
