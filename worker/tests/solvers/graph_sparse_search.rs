@@ -370,3 +370,35 @@ fn generators_of_a_star_are_sparse() {
     let support: usize = found.generators.iter().map(|g| g.moved().len()).sum();
     assert!(support <= 4 * 2000, "{support}");
 }
+
+#[test]
+fn a_cancelled_sparse_search_stops() {
+    let flag = orbit_worker::CancelFlag::new();
+    flag.cancel();
+    let ctx = SolveContext::new(flag, None);
+    assert_eq!(
+        sparse_search(&grid(50, 50), &ctx, u64::MAX),
+        Err(orbit_worker::SolveError::Cancelled)
+    );
+}
+
+#[test]
+fn a_grid_of_ten_to_the_five_vertices_through_the_job() {
+    // The 320 x 320 grid (102,400 vertices): beyond the dense search's range, answered by the
+    // sparse one with order 8, (160^2 - 160) / 2 orbits of 8 plus 160 of 4 on the diagonals.
+    let g = grid(320, 320);
+    let job = orbit_worker::graph::GraphJob { graph: g.clone() };
+    let answer =
+        orbit_worker::graph::solve_graph(&job, &SolveContext::detached(), &Limits::default())
+            .unwrap();
+    assert_eq!(answer.order, BigUint::from(8u32));
+    assert_eq!(answer.orbits.len(), (160 * 160 - 160) / 2 + 160);
+    let adjacency = orbit_worker::graph::SparseAdjacency::new(g.vertices as usize, &g.edges);
+    for generator in &answer.generators {
+        assert!(generator.is_automorphism_of(&adjacency));
+    }
+    // The memory estimate is that of the sparse search (tens of MiB, not the bit matrix's
+    // gigabytes).
+    let estimate = orbit_worker::graph::graph_memory_estimate(&job, &Limits::default());
+    assert!(estimate < 256 << 20, "{estimate}");
+}
