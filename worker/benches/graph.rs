@@ -1,18 +1,20 @@
 //! The graph kind against nauty's `dreadnaut` (Debian `nauty`) in the same run: automorphism
 //! group and canonical labelling of dense graphs (Paley, rook's graphs — strongly regular —,
-//! random G(n, 1/2)) and of sparse ones within the dense search's range (grids, random recursive
-//! trees, random cubic graphs; `cubic_N`, `grid_K`, `tree_N`, `rook_K`, `paley_P`, `random_N`
-//! name any size). Sparse graphs of 10^4 vertices and more are far slower on the bit matrix
-//! (`cubic_2000` did not finish 3 runs in 2 minutes), hence not in the default set.
+//! random G(n, 1/2)) and of sparse ones (grids, random recursive trees, random cubic graphs, up
+//! to 10^5 vertices by default; `cubic_N`, `grid_K`, `tree_N`, `rook_K`, `paley_P`, `random_N`
+//! name any size, e.g. `tree_1000000`).
 //!
 //! `cargo bench -p orbit-worker --bench graph` (add case names to run some only). For each case:
-//! Orbit's search alone (`dense_search`: nauty's algorithm through `canonaut`, canonical labelling
-//! included), the whole job (`solve_graph`: the search, the exact order and orbits through
-//! `PermGroup`, the canonical form), both as the minimum CPU time of 3 runs; and dreadnaut's
-//! own `cpu time` for `c x` (canonical labelling on, the same search; minimum of 3 runs in one
-//! session, read from its output, 10 ms resolution), and the ratio job / dreadnaut. Without
-//! `dreadnaut` on `PATH` its column says `-`. `ORBIT_GRAPH_BENCH_RUNS=1` runs each side once
-//! (for the largest graphs).
+//! the search the job uses (`dense`: nauty's algorithm on the bit matrix through `canonaut`;
+//! `sparse`: Orbit's sparse search — see `uses_sparse_search`) alone, and the whole job
+//! (`solve_graph`: the search, the exact order and orbits, the canonical form), both as the
+//! minimum CPU time of 3 runs; the job's peak memory (`VmHWM` of a child process running it once,
+//! minus that process's `VmHWM` before the job) and its memory estimate; dreadnaut's own `cpu
+//! time` for `c x` (canonical labelling on; minimum of 3 runs in one session, read from its
+//! output, 10 ms resolution) with dense nauty (`An`) for dense cases or sparse nauty (`As`) for
+//! sparse ones, and with Traces (`At`), each given 60 s wall (`>60` beyond); the ratio is job /
+//! nauty. Without `dreadnaut` on `PATH` its columns say `-`. `ORBIT_GRAPH_BENCH_RUNS=1` runs each
+//! side once (for the largest graphs).
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -37,6 +39,9 @@ const DEFAULT_CASES: &[&str] = &[
     "grid_30",
     "tree_1000",
     "cubic_500",
+    "tree_100000",
+    "grid_316",
+    "cubic_100000",
 ];
 
 /// Nanoseconds this thread has spent on a CPU (`/proc/thread-self/schedstat`).
