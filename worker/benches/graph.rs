@@ -1,24 +1,29 @@
 //! The graph kind against nauty's `dreadnaut` (Debian `nauty`) in the same run: automorphism
 //! group and canonical labelling of dense graphs (Paley, rook's graphs — strongly regular —,
-//! random G(n, 1/2)) and of sparse ones within the dense search's range (grids, random recursive
-//! trees, random cubic graphs; `cubic_N`, `grid_K`, `tree_N`, `rook_K`, `paley_P`, `random_N`
-//! name any size). Sparse graphs of 10^4 vertices and more are far slower on the bit matrix
-//! (`cubic_2000` did not finish 3 runs in 2 minutes), hence not in the default set.
+//! random G(n, 1/2)) and of sparse ones (grids, random recursive trees, random cubic graphs, up
+//! to 10^5 vertices by default; `cubic_N`, `grid_K`, `tree_N`, `rook_K`, `paley_P`, `random_N`
+//! name any size, e.g. `tree_1000000`).
 //!
 //! `cargo bench -p orbit-worker --bench graph` (add case names to run some only). For each case:
-//! Orbit's search alone (`dense_search`: nauty's algorithm through `canonaut`, canonical labelling
-//! included), the whole job (`solve_graph`: the search, the exact order and orbits through
-//! `PermGroup`, the canonical form), both as the minimum CPU time of 3 runs; and dreadnaut's
-//! own `cpu time` for `c x` (canonical labelling on, the same search; minimum of 3 runs in one
-//! session, read from its output, 10 ms resolution), and the ratio job / dreadnaut. Without
-//! `dreadnaut` on `PATH` its column says `-`. `ORBIT_GRAPH_BENCH_RUNS=1` runs each side once
-//! (for the largest graphs).
+//! the search the job uses (`dense`: nauty's algorithm on the bit matrix through `canonaut`;
+//! `sparse`: Orbit's sparse search — see `uses_sparse_search`) alone, and the whole job
+//! (`solve_graph`: the search, the exact order and orbits, the canonical form), both as the
+//! minimum CPU time of 3 runs; the job's peak memory (`VmHWM` of a child process running it once,
+//! minus that process's `VmHWM` before the job) and its memory estimate; dreadnaut's own `cpu
+//! time` for `c x` (canonical labelling on; minimum of 3 runs in one session, read from its
+//! output, 10 ms resolution) with dense nauty (`An`) for dense cases or sparse nauty (`As`) for
+//! sparse ones, and with Traces (`At`), each given 60 s wall (`>60` beyond); the ratio is job /
+//! nauty. Without `dreadnaut` on `PATH` its columns say `-`. `ORBIT_GRAPH_BENCH_RUNS=1` runs each
+//! side once (for the largest graphs).
 
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use orbit_worker::graph::{GraphJob, UndirectedGraph, dense_search, solve_graph};
+use orbit_worker::graph::{
+    GraphJob, UndirectedGraph, dense_search, graph_memory_estimate, solve_graph, sparse_search,
+    uses_sparse_search,
+};
 use orbit_worker::{Limits, SolveContext};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -34,6 +39,9 @@ const DEFAULT_CASES: &[&str] = &[
     "grid_30",
     "tree_1000",
     "cubic_500",
+    "tree_100000",
+    "grid_316",
+    "cubic_100000",
 ];
 
 /// Nanoseconds this thread has spent on a CPU (`/proc/thread-self/schedstat`).
@@ -148,14 +156,18 @@ fn tree(n: u32, rng: &mut ChaCha8Rng) -> UndirectedGraph {
     graph(n, (1..n).map(|i| (rng.random_range(0..i), i)))
 }
 
-/// dreadnaut's minimum `cpu time` over `runs` runs of `c x`, in seconds.
-fn dreadnaut_secs(g: &UndirectedGraph, runs: usize) -> Option<f64> {
+/// Wall-clock seconds dreadnaut gets per case and algorithm (shown as `>LIMIT` beyond).
+const DREADNAUT_LIMIT_SECS: u64 = 60;
+
+/// dreadnaut's minimum `cpu time` over `runs` runs of `c x`, in seconds, with the algorithm
+/// `mode` (`An` dense nauty, `As` sparse nauty, `At` Traces).
+fn dreadnaut_secs(g: &UndirectedGraph, runs: usize, mode: &str) -> Option<f64> {
     let n = g.vertices as usize;
     let mut adjacency = vec![Vec::new(); n];
     for &(u, v) in &g.edges {
         adjacency[u.min(v) as usize].push(u.max(v));
     }
-    let mut input = format!("n={n} g\n");
+    let mut input = format!("{mode} n={n} g\n");
     // `v: w w ...;` per vertex; the last ends with `.` instead of `;`.
     for (v, list) in adjacency.iter().enumerate() {
         input.push_str(&format!("{v}:"));
@@ -173,9 +185,25 @@ fn dreadnaut_secs(g: &UndirectedGraph, runs: usize) -> Option<f64> {
         .ok()?;
     let mut stdin = child.stdin.take()?;
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    String::from_utf8_lossy(&output.stdout)
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).map(|_| text)
+    });
+    // dreadnaut's sparse nauty takes minutes on large trees: give up after the time limit.
+    let limit = std::time::Duration::from_secs(DREADNAUT_LIMIT_SECS);
+    let started = std::time::Instant::now();
+    while child.try_wait().ok()?.is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Some(f64::INFINITY);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = writer.join();
+    let output = reader.join().ok()?.ok()?;
+    output
         .lines()
         .filter_map(|l| {
             let rest = l.split("cpu time = ").nth(1)?;
@@ -184,7 +212,63 @@ fn dreadnaut_secs(g: &UndirectedGraph, runs: usize) -> Option<f64> {
         .reduce(f64::min)
 }
 
+/// The graph a case names.
+fn case_graph(case: &str, rng: &mut ChaCha8Rng) -> UndirectedGraph {
+    let (name, size) = case.rsplit_once('_').expect("case_size");
+    let size: u32 = size.parse().expect("size");
+    match name {
+        "paley" => paley(size),
+        "rook" => rook(size),
+        "random" => random(size, rng),
+        "cubic" => cubic(size, rng),
+        "grid" => grid(size),
+        "tree" => tree(size, rng),
+        other => panic!("unknown case {other}"),
+    }
+}
+
+/// The peak resident memory of this process so far (`VmHWM`), in bytes.
+fn peak_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// The child run for the peak memory of one case: builds the graph (with the same seed as the
+/// parent), measures `VmHWM` before and after one `solve_graph`, prints both.
+fn child_peak(case: &str) {
+    let mut rng = ChaCha8Rng::seed_from_u64(2026);
+    let g = case_graph(case, &mut rng);
+    let before = peak_bytes();
+    let job = GraphJob { graph: g };
+    solve_graph(&job, &SolveContext::detached(), &Limits::default()).expect("job");
+    println!("{before} {}", peak_bytes());
+}
+
+/// The job's peak memory in a child process: `VmHWM` after the job minus before (the graph
+/// built), in MiB.
+fn peak_mib(case: &str) -> Option<f64> {
+    let exe = std::env::current_exe().ok()?;
+    let output = Command::new(exe)
+        .env("ORBIT_GRAPH_BENCH_PEAK_OF", case)
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut parts = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    let (before, after) = (parts.next()??, parts.next()??);
+    Some(after.saturating_sub(before) as f64 / (1u64 << 20) as f64)
+}
+
 fn main() {
+    if let Ok(case) = std::env::var("ORBIT_GRAPH_BENCH_PEAK_OF") {
+        child_peak(&case);
+        return;
+    }
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
@@ -199,26 +283,33 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(3)
         .max(1);
-    let mut rng = ChaCha8Rng::seed_from_u64(2026);
     let (ctx, limits) = (SolveContext::detached(), Limits::default());
     println!(
-        "{:<14} {:>7} {:>9} {:>11} {:>10} {:>10} {:>11} {:>6}",
-        "case", "n", "m", "order", "search s", "job s", "dreadnaut s", "ratio"
+        "{:<13} {:>7} {:>8} {:>9} {:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6}",
+        "case",
+        "n",
+        "m",
+        "order",
+        "search",
+        "search s",
+        "job s",
+        "peak MiB",
+        "est MiB",
+        "dread s",
+        "Traces",
+        "ratio"
     );
     for case in cases {
-        let (name, size) = case.rsplit_once('_').expect("case_size");
-        let size: u32 = size.parse().expect("size");
-        let g = match name {
-            "paley" => paley(size),
-            "rook" => rook(size),
-            "random" => random(size, &mut rng),
-            "cubic" => cubic(size, &mut rng),
-            "grid" => grid(size),
-            "tree" => tree(size, &mut rng),
-            other => panic!("unknown case {other}"),
-        };
+        // Each case from the same seed, so the child run for the peak builds the same graph.
+        let mut rng = ChaCha8Rng::seed_from_u64(2026);
+        let g = case_graph(case, &mut rng);
+        let sparse = uses_sparse_search(u64::from(g.vertices), g.edges.len() as u64);
         let search = min_cpu_secs(runs, || {
-            dense_search(&g, &ctx, 1 << 30).expect("search");
+            if sparse {
+                sparse_search(&g, &ctx, 1 << 30).expect("search");
+            } else {
+                dense_search(&g, &ctx, 1 << 30).expect("search");
+            }
         });
         let job = GraphJob { graph: g.clone() };
         let mut order = String::new();
@@ -228,18 +319,28 @@ fn main() {
                 .order
                 .to_string();
         });
-        if order.len() > 11 {
+        if order.len() > 9 {
             order = format!("~1e{}", order.len() - 1);
         }
-        let anchor = dreadnaut_secs(&g, runs);
-        let (anchor_text, ratio) = match anchor {
-            Some(a) => (format!("{a:.2}"), format!("{:.2}", total / a.max(0.01))),
-            None => ("-".into(), "-".into()),
+        let estimate = graph_memory_estimate(&job, &limits) as f64 / (1u64 << 20) as f64;
+        let peak = peak_mib(case).map_or("-".into(), |p| format!("{p:.0}"));
+        let anchor = dreadnaut_secs(&g, runs, if sparse { "As" } else { "An" });
+        let traces = dreadnaut_secs(&g, runs, "At");
+        let show = |t: Option<f64>| match t {
+            Some(t) if t.is_infinite() => format!(">{DREADNAUT_LIMIT_SECS}"),
+            Some(t) => format!("{t:.2}"),
+            None => "-".into(),
         };
+        let (anchor_text, ratio) = match anchor {
+            Some(a) if a.is_finite() => (show(anchor), format!("{:.2}", total / a.max(0.01))),
+            _ => (show(anchor), "-".into()),
+        };
+        let traces_text = show(traces);
         println!(
-            "{case:<14} {:>7} {:>9} {order:>11} {search:>10.3} {total:>10.3} {anchor_text:>11} {ratio:>6}",
+            "{case:<13} {:>7} {:>8} {order:>9} {:>6} {search:>8.3} {total:>8.3} {peak:>8} {estimate:>7.0} {anchor_text:>7} {traces_text:>6} {ratio:>6}",
             g.vertices,
-            g.edges.len()
+            g.edges.len(),
+            if sparse { "sparse" } else { "dense" },
         );
     }
 }

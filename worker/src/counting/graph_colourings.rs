@@ -71,11 +71,16 @@ pub fn graph_colouring_group(
         ctx,
         limits,
     )?;
-    if !edges {
-        return Ok((graph.vertices as usize, answer.generators));
-    }
-    let generators = answer
+    let n = graph.vertices as usize;
+    let answer_generators = answer
         .generators
+        .iter()
+        .map(|g| Perm::from_images(g.images(n), "automorphism"))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !edges {
+        return Ok((n, answer_generators));
+    }
+    let generators = answer_generators
         .iter()
         .map(|g| induced_edge_permutation(graph, g))
         .collect::<Result<Vec<_>, _>>()?;

@@ -6,6 +6,8 @@ use num_bigint::BigUint;
 use super::canonical_form::{CanonicalForm, canonical_labels};
 use super::dense_search::{MAX_DENSE_VERTICES, dense_search, dense_search_bytes, generator_bytes};
 use super::search_order::order_from_search;
+use super::sparse_permutation::SparsePermutation;
+use super::sparse_search::{sparse_search, sparse_search_bytes};
 use super::undirected_graph::UndirectedGraph;
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -31,8 +33,8 @@ pub struct GraphAnswer {
     pub order: BigUint,
     /// The orbits of the group on the vertices, each sorted, ordered by their least vertex.
     pub orbits: Vec<Vec<u32>>,
-    /// Generators of the group, as image arrays (none for the trivial group).
-    pub generators: Vec<Perm>,
+    /// Generators of the group, sparse (their moved points only; none for the trivial group).
+    pub generators: Vec<SparsePermutation>,
     /// `canonical_labels[v]` is vertex `v`'s position in the canonical labelling (stable within
     /// a release of Orbit, not across releases).
     pub canonical_labels: Vec<u32>,
@@ -48,6 +50,37 @@ fn generator_budget(n: u64) -> u64 {
         .min(MAX_GENERATOR_BYTES)
 }
 
+/// Graphs the sparse search takes: more vertices than the dense search's bit matrix holds, or
+/// more than [`SPARSE_FROM_VERTICES`] vertices with an average degree of at most
+/// [`SPARSE_MAX_AVERAGE_DEGREE`] (where the bit matrix's `O(n^2)` refinement loses).
+pub fn uses_sparse_search(n: u64, m: u64) -> bool {
+    n > MAX_DENSE_VERTICES
+        || (n > SPARSE_FROM_VERTICES && m.saturating_mul(2) <= n * SPARSE_MAX_AVERAGE_DEGREE)
+}
+
+/// Vertices above which a sparse graph goes to the sparse search (see [`uses_sparse_search`]).
+pub const SPARSE_FROM_VERTICES: u64 = 64;
+
+/// Average degree at most which a graph counts as sparse (see [`uses_sparse_search`]).
+pub const SPARSE_MAX_AVERAGE_DEGREE: u64 = 16;
+
+/// The sparse search's generators' budget: 64 bytes per vertex (about 8 moved points per
+/// vertex over all generators; at least 1 MiB), within [`MAX_GENERATOR_BYTES`].
+fn sparse_generator_budget(n: u64) -> u64 {
+    n.saturating_mul(64).clamp(1 << 20, MAX_GENERATOR_BYTES)
+}
+
+/// The parts of [`graph_memory_estimate`] for the sparse search: the search
+/// ([`sparse_search_bytes`]), the generators' budget, the orbits (`24n`) and the answer (labels,
+/// canonical form and their protobuf copies: `48n + 24m`).
+fn sparse_fixed_bytes(n: u64, m: u64) -> u64 {
+    sparse_search_bytes(n, m)
+        .saturating_add(sparse_generator_budget(n))
+        .saturating_add(n.saturating_mul(24 + 48))
+        .saturating_add(m.saturating_mul(24))
+        .saturating_add(SMALL_ALLOCATIONS)
+}
+
 /// The parts of [`graph_memory_estimate`]: the search, the generators' budget, the union-find
 /// and orbits (`24n`), and the answer (labels, canonical form and their protobuf copies: `48n +
 /// 24m`).
@@ -59,9 +92,11 @@ fn fixed_bytes(n: u64, m: u64) -> u64 {
         .saturating_add(SMALL_ALLOCATIONS)
 }
 
-/// Upper bound on the bytes [`solve_graph`] allocates: the dense search ([`dense_search_bytes`]),
-/// the generators (at most `n - 1` of `8n` bytes each, capped by [`MAX_GENERATOR_BYTES`] and
-/// charged as they are found), the orbits and the order, and the answer.
+/// Upper bound on the bytes [`solve_graph`] allocates. Dense search: the bit matrices
+/// ([`dense_search_bytes`]), the generators (at most `n - 1` of `8n` bytes each, capped by
+/// [`MAX_GENERATOR_BYTES`] and charged as they are found). Sparse search (see
+/// [`uses_sparse_search`]): `O(n + m)` ([`sparse_search_bytes`]) and the generators charged by
+/// their supports (64 bytes per vertex at most). Both: the orbits and the answer.
 ///
 /// ```
 /// use orbit_worker::Limits;
@@ -70,29 +105,22 @@ fn fixed_bytes(n: u64, m: u64) -> u64 {
 /// assert!(graph_memory_estimate(&job, &Limits::default()) < 2 << 30);
 /// ```
 pub fn graph_memory_estimate(job: &GraphJob, _limits: &Limits) -> u64 {
-    fixed_bytes(u64::from(job.graph.vertices), job.graph.edges.len() as u64)
+    let (n, m) = (u64::from(job.graph.vertices), job.graph.edges.len() as u64);
+    if uses_sparse_search(n, m) {
+        sparse_fixed_bytes(n, m)
+    } else {
+        fixed_bytes(n, m)
+    }
 }
 
 /// Checks a graph job before it is queued: a simple graph within the graph kind's limits.
 ///
 /// # Errors
-/// As [`UndirectedGraph::check`] with the field `graph`; [`SolveError::LimitExceeded`] naming
-/// `graph_dense_vertices` above [`MAX_DENSE_VERTICES`] vertices (the search works on the
-/// adjacency bit matrix).
+/// As [`UndirectedGraph::check`] with the field `graph`. (Graphs of more than
+/// [`MAX_DENSE_VERTICES`] vertices go to the sparse search whatever their density; the dense
+/// search's limit `graph_dense_vertices` is never reached from a job.)
 pub fn validate_graph_job(job: &GraphJob) -> Result<(), SolveError> {
-    job.graph.check("graph")?;
-    if u64::from(job.graph.vertices) > MAX_DENSE_VERTICES {
-        return Err(SolveError::limit(
-            format!(
-                "graph.vertices ({}) for the dense search",
-                job.graph.vertices
-            ),
-            "graph_dense_vertices",
-            MAX_DENSE_VERTICES,
-        )
-        .requested(job.graph.vertices));
-    }
-    Ok(())
+    job.graph.check("graph")
 }
 
 /// The automorphism group of a graph (generators, exact order from them as a strong generating
@@ -127,6 +155,35 @@ pub fn solve_graph(
 ) -> Result<GraphAnswer, SolveError> {
     let graph = &job.graph;
     let n = graph.vertices as usize;
+    let m = graph.edges.len() as u64;
+    if uses_sparse_search(n as u64, m) {
+        let budget = sparse_generator_budget(n as u64).min(
+            limits
+                .max_job_memory
+                .saturating_sub(sparse_search_bytes(n as u64, m)),
+        );
+        let found = sparse_search(graph, ctx, budget)?;
+        ctx.check()?;
+        let mut orbits: Vec<Vec<u32>> = Vec::new();
+        let mut index = vec![u32::MAX; n];
+        for (v, &least) in found.orbit_of.iter().enumerate() {
+            let slot = &mut index[least as usize];
+            if *slot == u32::MAX {
+                *slot = orbits.len() as u32;
+                orbits.push(Vec::new());
+            }
+            orbits[*slot as usize].push(v as u32);
+        }
+        let canonical_labels = canonical_labels(&found.labelling);
+        let canonical_form = CanonicalForm::new(graph, &found.labelling);
+        return Ok(GraphAnswer {
+            order: found.order,
+            orbits,
+            generators: found.generators,
+            canonical_labels,
+            canonical_form,
+        });
+    }
     let budget = generator_budget(n as u64).min(
         limits
             .max_job_memory
@@ -143,10 +200,23 @@ pub fn solve_graph(
     orbits.sort_unstable_by_key(|o| o[0]);
     let canonical_labels = canonical_labels(&found.labelling);
     let canonical_form = CanonicalForm::from_search(graph, &found.labelling, found.canonical_edges);
+    let generators = found
+        .generators
+        .iter()
+        .map(|g| {
+            SparsePermutation::from_pairs(
+                g.images()
+                    .iter()
+                    .enumerate()
+                    .map(|(x, &y)| (x as u32, y))
+                    .collect(),
+            )
+        })
+        .collect();
     Ok(GraphAnswer {
         order,
         orbits,
-        generators: found.generators,
+        generators,
         canonical_labels,
         canonical_form,
     })

@@ -24,6 +24,9 @@ mod canonical_form;
 mod dense_search;
 mod job;
 mod search_order;
+mod sparse_permutation;
+mod sparse_refinement;
+mod sparse_search;
 mod text_format;
 mod undirected_graph;
 
@@ -34,9 +37,14 @@ pub use dense_search::{
     MAX_DENSE_VERTICES, SearchResult, dense_search, dense_search_bytes, generator_bytes,
 };
 pub use job::{
-    GraphAnswer, GraphJob, MAX_GENERATOR_BYTES, graph_memory_estimate, solve_graph,
-    validate_graph_job,
+    GraphAnswer, GraphJob, MAX_GENERATOR_BYTES, SPARSE_FROM_VERTICES, SPARSE_MAX_AVERAGE_DEGREE,
+    graph_memory_estimate, solve_graph, uses_sparse_search, validate_graph_job,
 };
 pub use search_order::order_from_search;
+pub use sparse_permutation::SparsePermutation;
+pub use sparse_refinement::{OrderedPartition, SparseAdjacency, UndoMark};
+pub use sparse_search::{
+    SparseSearchResult, sparse_generator_bytes, sparse_search, sparse_search_bytes,
+};
 pub use text_format::parse_graph_text;
 pub use undirected_graph::{Adjacency, MAX_GRAPH_EDGES, MAX_GRAPH_VERTICES, UndirectedGraph};

@@ -179,7 +179,7 @@ fn buckminsterfullerene_two_colourings_by_burnside_over_the_closure() {
     let generators: Vec<Vec<u32>> = answer
         .generators
         .iter()
-        .map(|g| g.images().to_vec())
+        .map(|g| g.images(c60.vertices as usize))
         .collect();
     for g in &generators {
         assert!(c60.edges.iter().all(|&(u, v)| {

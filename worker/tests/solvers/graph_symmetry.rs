@@ -70,7 +70,7 @@ pub(crate) fn brute_automorphisms(g: &UndirectedGraph) -> Vec<Vec<u32>> {
 }
 
 /// The orbits of the brute-force group, sorted.
-fn brute_orbits(n: u32, group: &[Vec<u32>]) -> Vec<Vec<u32>> {
+pub(crate) fn brute_orbits(n: u32, group: &[Vec<u32>]) -> Vec<Vec<u32>> {
     let mut orbits: Vec<Vec<u32>> = Vec::new();
     let mut seen = vec![false; n as usize];
     for v in 0..n {
@@ -88,7 +88,7 @@ fn brute_orbits(n: u32, group: &[Vec<u32>]) -> Vec<Vec<u32>> {
 
 /// A complete invariant by brute force: the least (colours, edge bit string) over all
 /// relabellings.
-fn brute_canonical_code(g: &UndirectedGraph) -> (Vec<u64>, u64) {
+pub(crate) fn brute_canonical_code(g: &UndirectedGraph) -> (Vec<u64>, u64) {
     let n = g.vertices as usize;
     let mut best: Option<(Vec<u64>, u64)> = None;
     for_each_permutation(n, |p| {
@@ -144,7 +144,7 @@ pub(crate) fn random_graph(
     }
 }
 
-fn relabel(g: &UndirectedGraph, image: &[u32]) -> UndirectedGraph {
+pub(crate) fn relabel(g: &UndirectedGraph, image: &[u32]) -> UndirectedGraph {
     let mut edges: Vec<(u32, u32)> = g
         .edges
         .iter()
@@ -174,7 +174,7 @@ fn check_against_brute_force(g: &UndirectedGraph, rng: &mut ChaCha8Rng) {
     assert_eq!(answer.orbits, brute_orbits(g.vertices, &group), "{g:?}");
     for generator in &answer.generators {
         assert!(
-            group.contains(&generator.images().to_vec()),
+            group.contains(&generator.images(g.vertices as usize)),
             "{g:?}: {generator:?}"
         );
     }
@@ -198,13 +198,17 @@ fn check_against_brute_force(g: &UndirectedGraph, rng: &mut ChaCha8Rng) {
 
 /// The order of the group the generators generate, by Orbit's Schreier–Sims (independent of the
 /// search's own count from its first path).
-fn schreier_sims_order(n: u32, generators: &[orbit_worker::group::Perm]) -> BigUint {
+fn schreier_sims_order(n: u32, generators: &[orbit_worker::graph::SparsePermutation]) -> BigUint {
+    let generators: Vec<orbit_worker::group::Perm> = generators
+        .iter()
+        .map(|g| orbit_worker::group::Perm::from_images(g.images(n as usize), "g").unwrap())
+        .collect();
     if generators.is_empty() {
         return BigUint::from(1u32);
     }
     orbit_worker::group::PermGroup::new(
         n as usize,
-        generators.to_vec(),
+        generators,
         &SolveContext::detached(),
         &Limits::default(),
     )
@@ -327,7 +331,7 @@ fn random_pairs_are_isomorphic_exactly_when_brute_force_says_so() {
 }
 
 /// The labelling (position → vertex) from the labels (vertex → position).
-fn labelling(labels: &[u32]) -> Vec<u32> {
+pub(crate) fn labelling(labels: &[u32]) -> Vec<u32> {
     let mut out = vec![0; labels.len()];
     for (v, &l) in labels.iter().enumerate() {
         out[l as usize] = v as u32;
@@ -338,7 +342,7 @@ fn labelling(labels: &[u32]) -> Vec<u32> {
 // ---------------------------------------------------------------------------------------------
 // Published orders
 
-fn graph(n: u32, edges: impl IntoIterator<Item = (u32, u32)>) -> UndirectedGraph {
+pub(crate) fn graph(n: u32, edges: impl IntoIterator<Item = (u32, u32)>) -> UndirectedGraph {
     UndirectedGraph {
         vertices: n,
         edges: edges.into_iter().collect(),
@@ -360,7 +364,7 @@ pub(crate) fn generalised_petersen(n: u32, k: u32) -> UndirectedGraph {
     graph(2 * n, edges)
 }
 
-fn hypercube(d: u32) -> UndirectedGraph {
+pub(crate) fn hypercube(d: u32) -> UndirectedGraph {
     let n = 1 << d;
     graph(
         n,
@@ -409,7 +413,7 @@ pub(crate) fn buckminsterfullerene() -> UndirectedGraph {
 }
 
 /// The Paley graph on GF(p) (`p ≡ 1 mod 4` prime): `x ~ y` when `x - y` is a non-zero square.
-fn paley_prime(p: u32) -> UndirectedGraph {
+pub(crate) fn paley_prime(p: u32) -> UndirectedGraph {
     let squares: BTreeSet<u32> = (1..p).map(|x| x * x % p).collect();
     graph(
         p,

@@ -16,6 +16,7 @@ mod game_retrograde;
 mod game_witness;
 mod graph_colourings;
 mod graph_every_small_graph;
+mod graph_sparse_search;
 mod graph_symmetry;
 mod group_closure;
 mod group_gap_corpus;

@@ -10,8 +10,9 @@ use clap::Subcommand;
 use orbit_client::batch::BatchEndpoint;
 use orbit_client::pb;
 use orbit_worker::SolveError;
-use orbit_worker::graph::{UndirectedGraph, is_isomorphism, parse_graph_text};
-use orbit_worker::group::Perm;
+use orbit_worker::graph::{
+    SparseAdjacency, SparsePermutation, UndirectedGraph, is_isomorphism, parse_graph_text,
+};
 
 use crate::input::read_input;
 use crate::unary::solve_one;
@@ -89,11 +90,30 @@ async fn symmetry(endpoints: &[BatchEndpoint], file: &Path) -> anyhow::Result<Ex
     let graph = parse_graph_text(&read_input(Some(file))?)?;
     let result = solve_graph(endpoints, graph_to_proto(&graph)).await?;
     let n = graph.vertices as usize;
+    // Each generator, from whichever form the server sent (image array, or cycles for large
+    // graphs), checked to be an automorphism on the edges at its moved points.
+    let adjacency = SparseAdjacency::new(n, &graph.edges);
     let mut generators = Vec::with_capacity(result.generators.len());
     for (i, g) in result.generators.iter().enumerate() {
-        let p = Perm::from_images(g.images.clone(), &format!("generators[{i}]"))
-            .ok()
-            .filter(|p| p.degree() == n && is_isomorphism(&graph, &graph, p.images()));
+        let p = if g.images.is_empty() {
+            SparsePermutation::parse_cycles(&g.cycles, n).ok()
+        } else {
+            (g.images.len() == n).then(|| {
+                SparsePermutation::from_pairs(
+                    g.images
+                        .iter()
+                        .enumerate()
+                        .map(|(x, &y)| (x as u32, y))
+                        .collect(),
+                )
+            })
+        };
+        let p = p.filter(|p| {
+            p.is_automorphism_of(&adjacency)
+                && p.moved()
+                    .iter()
+                    .all(|&(x, y)| graph.colour(x) == graph.colour(y))
+        });
         let Some(p) = p else {
             anyhow::bail!(
                 "the server's answer does not check out: generator {} is not an automorphism",
@@ -111,7 +131,7 @@ async fn symmetry(endpoints: &[BatchEndpoint], file: &Path) -> anyhow::Result<Ex
     }
     writeln!(out, "generators {}", generators.len())?;
     for g in &generators {
-        writeln!(out, "{}", g.to_cycle_notation())?;
+        writeln!(out, "{g}")?;
     }
     writeln!(out, "canonical")?;
     let labels: Vec<String> = result
