@@ -12,12 +12,16 @@
 //!   is `2^(n(n-1)/2)`, the number of labelled graphs: a class missed, or two isomorphic
 //!   graphs kept apart, would break it;
 //!
-//! and a seeded random relabelling of every class must get the class's canonical form.
+//! and a seeded random relabelling of every class must get the class's canonical form. The job
+//! takes such small graphs to the dense search; the sparse search (for large sparse graphs) is
+//! run on every class too and held to the same checks.
 
 use std::collections::HashMap;
 
 use num_bigint::BigUint;
-use orbit_worker::graph::{CanonicalForm, GraphAnswer, GraphJob, UndirectedGraph, solve_graph};
+use orbit_worker::graph::{
+    CanonicalForm, GraphAnswer, GraphJob, UndirectedGraph, solve_graph, sparse_search,
+};
 use orbit_worker::{Limits, SolveContext};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -168,10 +172,26 @@ fn every_graph_on_seven_and_eight_vertices_matches_exhaustive_search() {
             }
             let mut image: Vec<u32> = (0..n).collect();
             image.shuffle(&mut rng);
+            let copy = relabel(g, &image);
+            assert_eq!(solve(&copy).canonical_form, answer.canonical_form, "{g:?}");
+            // The sparse search on the same class and its relabelled copy.
+            let sparse = sparse_search(g, &SolveContext::detached(), u64::MAX).unwrap();
+            assert_eq!(sparse.order, BigUint::from(group.len()), "sparse: {g:?}");
+            let orbit_of: Vec<u32> = (0..n)
+                .map(|v| group.iter().map(|a| a[v as usize]).min().unwrap_or(v))
+                .collect();
+            assert_eq!(sparse.orbit_of, orbit_of, "sparse: {g:?}");
+            for generator in &sparse.generators {
+                assert!(
+                    group.contains(&generator.images(n as usize)),
+                    "sparse: {g:?}"
+                );
+            }
+            let copy_sparse = sparse_search(&copy, &SolveContext::detached(), u64::MAX).unwrap();
             assert_eq!(
-                solve(&relabel(g, &image)).canonical_form,
-                answer.canonical_form,
-                "{g:?}"
+                CanonicalForm::new(g, &sparse.labelling),
+                CanonicalForm::new(&copy, &copy_sparse.labelling),
+                "sparse: {g:?}"
             );
         }
         assert_eq!(
@@ -218,7 +238,7 @@ fn random_graph(rng: &mut ChaCha8Rng, n: u32, regular: Option<u32>, p: f64) -> U
 }
 
 #[test]
-fn random_and_cycle_union_graphs_up_to_twelve_vertices_match_exhaustive_search() {
+fn random_and_cycle_union_graphs_up_to_twelve_vertices_match_exhaustive_search_in_both_searches() {
     let mut rng = ChaCha8Rng::seed_from_u64(912);
     for case in 0..400 {
         use rand::Rng;
@@ -233,5 +253,7 @@ fn random_and_cycle_union_graphs_up_to_twelve_vertices_match_exhaustive_search()
         let answer = solve(&g);
         assert_eq!(answer.order, BigUint::from(group.len()), "{g:?}");
         assert_eq!(answer.orbits, orbits_of_elements(n, &group), "{g:?}");
+        let sparse = sparse_search(&g, &SolveContext::detached(), u64::MAX).unwrap();
+        assert_eq!(sparse.order, BigUint::from(group.len()), "sparse: {g:?}");
     }
 }
