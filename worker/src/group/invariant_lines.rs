@@ -34,6 +34,9 @@ use crate::error::SolveError;
 pub(crate) const MIN_DEGREE: usize = 100;
 /// Largest degree tried (the neighbourhoods take `n · v` integers).
 pub(crate) const MAX_DEGREE: usize = 20_000;
+/// Most generators a search takes: its memory grows with them (their inverses, the product
+/// replacement, the actions on the lines), and the groups it is for are given by a few.
+pub(crate) const MAX_GENERATORS: usize = 32;
 /// Random elements of the point stabiliser whose orbits stand for its suborbits.
 const STABILISER_ELEMENTS: usize = 8;
 /// Bound on `n · v` (the orbital graph's neighbourhoods) and, separately, on the points of all
@@ -42,7 +45,8 @@ const STABILISER_ELEMENTS: usize = 8;
 const MAX_ENTRIES: usize = 1 << 19;
 
 /// Upper bound on the bytes [`action_on_lines`] allocates for `generators` permutations of
-/// degree `degree` (0 outside the degrees it tries), charged in the group's memory estimate.
+/// degree `degree` (0 outside the degrees it tries and above [`MAX_GENERATORS`]), charged in the
+/// group's memory estimate.
 /// Derived from its allocations, `d` the degree, `k` the generators, `E` = [`MAX_ENTRIES`]:
 /// the Schreier tree, its order, the suborbit labels and the suborbits (`24d`); the inverses
 /// (`4dk`); the product replacement (`4d (max(k, 10) + 3) + 16 max(k, 10)`) and its 8 stabiliser
@@ -57,7 +61,9 @@ const MAX_ENTRIES: usize = 1 << 19;
 /// assert!(line_search_bytes(2_145, 3) < 16 << 20);
 /// ```
 pub fn line_search_bytes(degree: u64, generators: u64) -> u64 {
-    if !(MIN_DEGREE as u64..=MAX_DEGREE as u64).contains(&degree) {
+    if !(MIN_DEGREE as u64..=MAX_DEGREE as u64).contains(&degree)
+        || generators > MAX_GENERATORS as u64
+    {
         return 0;
     }
     let (d, k) = (degree, generators);
@@ -89,7 +95,10 @@ pub(crate) fn action_on_lines(
     ctx: &SolveContext,
 ) -> Result<Option<Vec<Perm>>, SolveError> {
     let n = degree;
-    if !(MIN_DEGREE..=MAX_DEGREE).contains(&n) || generators.is_empty() {
+    if !(MIN_DEGREE..=MAX_DEGREE).contains(&n)
+        || generators.is_empty()
+        || generators.len() > MAX_GENERATORS
+    {
         return Ok(None);
     }
     let inverses: Vec<Perm> = generators.iter().map(Perm::inverse).collect();

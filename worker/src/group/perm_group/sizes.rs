@@ -80,9 +80,9 @@ pub(crate) fn order_bits_bound(degree: u64) -> u64 {
 /// * the base (`4d`), the order and, when the base is long enough to decide `Sym`/`Alt`, `d!`
 ///   computed once more: big integers of at most `d log2 d` bits (see
 ///   [`bigint_work_bytes`](crate::memory::bigint_work_bytes));
-/// * for a transitive group of degree 100..20,000, the search for a faithful action on invariant
-///   lines and the group of that action ([`line_search_bytes`], then this estimate at half the
-///   degree);
+/// * for a transitive group of degree 100..20,000 with at most 32 generators, the search for a
+///   faithful action on invariant lines and the group of that action ([`line_search_bytes`],
+///   then this estimate at half the degree);
 /// * for an intransitive group, the giant-product attempt (`giant_product_memory_estimate`):
 ///   while it runs none of the cyclic group's, giant recognition's or Schreier–Sims's allocations
 ///   above are alive, and its own product replacement, its orbits on the moved points, the copy
