@@ -15,11 +15,11 @@ pub mod inputs;
 use std::time::Duration;
 
 use orbit_api::v1 as pb;
+use orbit_server::admission::accept;
 use orbit_server::convert::{self, JobRequest};
 use orbit_server::error::ServiceError;
-use orbit_server::admission::accept;
-use orbit_worker::counting::{CountKind, CountProblem};
 use orbit_worker::cop_thief::CopThiefJob;
+use orbit_worker::counting::{CountKind, CountProblem};
 use orbit_worker::game::GameJob;
 use orbit_worker::job::JobSpec;
 use orbit_worker::{Limits, SolveContext, SolveError};
@@ -149,7 +149,9 @@ fn check_accepted(request: JobRequest) {
 /// acceptance only.
 pub fn is_small(spec: &JobSpec) -> bool {
     match spec {
-        JobSpec::Game(GameJob { graph, .. }) => graph.vertices <= 10_000 && graph.edges.len() <= 100_000,
+        JobSpec::Game(GameJob { graph, .. }) => {
+            graph.vertices <= 10_000 && graph.edges.len() <= 100_000
+        }
         JobSpec::CopThief(CopThiefJob { grid, .. }) => grid.states() <= 2_000_000,
         // Deterministic Schreier-Sims completion on a large intransitive group of degree 170
         // takes 0.5 s unoptimised and 20 times that under the fuzzer's instrumentation.
@@ -157,6 +159,8 @@ pub fn is_small(spec: &JobSpec) -> bool {
         JobSpec::Count(problem) => count_is_small(problem),
         // Move sequences grow polynomially faster than the verdicts: a smaller graph.
         JobSpec::Puzzle(job) => job.problem.n <= if job.moves { 1_000 } else { 10_000 },
+        // The search is exponential in the worst case (Miyazaki's graphs): small graphs only.
+        JobSpec::Graph(job) => job.graph.vertices <= 200 && job.graph.edges.len() <= 2_000,
     }
 }
 
@@ -187,6 +191,21 @@ fn count_is_small(problem: &CountProblem) -> bool {
         } => {
             let colours = content.as_ref().map_or(*k, |c| c.len() as u64);
             *degree <= 32 && small_answer(colours, *degree as u64)
+        }
+        CountKind::GraphColourings {
+            graph,
+            edges,
+            k,
+            content,
+            ..
+        } => {
+            let colours = content.as_ref().map_or(*k, |c| c.len() as u64);
+            let points = if *edges {
+                graph.edges.len() as u64
+            } else {
+                u64::from(graph.vertices)
+            };
+            graph.vertices <= 200 && graph.edges.len() <= 2_000 && small_answer(colours, points)
         }
     }
 }
