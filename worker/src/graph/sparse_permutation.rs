@@ -164,20 +164,6 @@ impl SparsePermutation {
 impl fmt::Display for SparsePermutation {
     /// GAP cycle notation, 1-based; `()` for the identity.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let cycles = self.cycles();
-        if cycles.is_empty() {
-            return f.write_str("()");
-        }
-        for cycle in cycles {
-            f.write_str("(")?;
-            for (k, x) in cycle.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(",")?;
-                }
-                write!(f, "{}", x + 1)?;
-            }
-            f.write_str(")")?;
-        }
-        Ok(())
+        crate::group::cycle_notation::write_cycles(f, &self.cycles())
     }
 }

@@ -77,22 +77,27 @@ impl Perm {
 impl fmt::Display for Perm {
     /// GAP cycle notation, 1-based; `()` for the identity.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let cycles = self.cycles();
-        if cycles.is_empty() {
-            return f.write_str("()");
-        }
-        for cycle in cycles {
-            f.write_str("(")?;
-            for (k, x) in cycle.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(",")?;
-                }
-                write!(f, "{}", x + 1)?;
-            }
-            f.write_str(")")?;
-        }
-        Ok(())
+        write_cycles(f, &self.cycles())
     }
+}
+
+/// Writes `cycles` (0-based points) in GAP cycle notation, 1-based; `()` when there are none.
+/// Shared by every permutation type that prints itself this way.
+pub(crate) fn write_cycles(f: &mut fmt::Formatter<'_>, cycles: &[Vec<u32>]) -> fmt::Result {
+    if cycles.is_empty() {
+        return f.write_str("()");
+    }
+    for cycle in cycles {
+        f.write_str("(")?;
+        for (k, x) in cycle.iter().enumerate() {
+            if k > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{}", x + 1)?;
+        }
+        f.write_str(")")?;
+    }
+    Ok(())
 }
 
 struct Parser<'a> {

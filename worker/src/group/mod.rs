@@ -26,7 +26,7 @@
 //! D. F. Holt, B. Eick, E. A. O'Brien, *Handbook of Computational Group Theory*, CRC, 2005;
 //! C. C. Sims, "Computational methods in the study of permutation groups", 1970.
 
-mod cycle_notation;
+pub(crate) mod cycle_notation;
 mod cyclic;
 mod giant_recognition;
 mod invariant_lines;
