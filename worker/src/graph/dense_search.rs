@@ -6,9 +6,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use canonaut::refine::GraphContext;
 use canonaut::search::canonicalize;
-use canonaut::structs::{CanonautOptions, Statistics, add_one_edge};
+use canonaut::structs::{CanonautOptions, Statistics};
 use canonaut::utilities::words_needed;
 
+use super::bit_matrix::{symmetric_bit_matrix, upper_triangle_edges};
 use super::undirected_graph::UndirectedGraph;
 use crate::context::{CancelWatch, SolveContext};
 use crate::error::SolveError;
@@ -218,10 +219,7 @@ pub fn dense_search(
         });
     }
     let words = words_needed(n);
-    let mut adjacency = vec![0usize; n * words];
-    for &(u, v) in &graph.edges {
-        add_one_edge(&mut adjacency, u as usize, v as usize, words as u32);
-    }
+    let adjacency = symmetric_bit_matrix(n, words, &graph.edges);
     let mut labelling: Vec<u32> = (0..n as u32).collect();
     let mut partition = vec![1u32; n];
     let mut options = CanonautOptions {
@@ -291,20 +289,7 @@ pub fn dense_search(
             statistics.error_status_code
         )));
     }
-    let mut canonical_edges = Vec::with_capacity(graph.edges.len());
-    for (a, row) in canonical.chunks_exact(words).enumerate() {
-        // Bit j of a row is bit 63 - j % 64 of its word j / 64 (most significant first).
-        for (w, &word) in row.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let b = w * 64 + bits.leading_zeros() as usize;
-                bits &= !(1usize << (63 - bits.leading_zeros()));
-                if b > a {
-                    canonical_edges.push((a as u32, b as u32));
-                }
-            }
-        }
-    }
+    let canonical_edges = upper_triangle_edges(&canonical, words, graph.edges.len());
     Ok(SearchResult {
         labelling,
         canonical_edges,

@@ -20,6 +20,7 @@
 //! References: B. D. McKay, "Practical graph isomorphism" (1981); B. D. McKay and A. Piperno,
 //! "Practical graph isomorphism, II", J. Symbolic Comput. 60 (2014).
 
+mod bit_matrix;
 mod canonical_form;
 mod dense_search;
 mod job;
