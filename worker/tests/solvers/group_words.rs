@@ -673,3 +673,121 @@ fn group_words_products_of_giants_factor_by_factor() {
     let moves_fixed = perm(&format!("({},{})", fixed[0] + 1, fixed[1] + 1), d);
     assert!(words.word_of(&moves_fixed).is_none());
 }
+
+/// `Sym(30) x Alt(41) x Sym(25)`'s subgroup of index 2 whose members have the same sign on the
+/// first and third orbits, on shuffled points with 4 fixed points, from three random elements
+/// that each move all three orbits (so not factor by factor): recognised by its order, every
+/// uniformly random member's word multiplies out; members of the full product outside it (odd on
+/// one orbit only), a swap across orbits and a move of a fixed point get none. A diagonal
+/// `Sym(20)` on two orbits is not such a product (its order says so) and keeps the tables.
+#[test]
+fn group_words_products_of_giants_with_generators_moving_every_orbit() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4107);
+    let sizes = [30usize, 41, 25];
+    let d = sizes.iter().sum::<usize>() + 4;
+    let mut points: Vec<u32> = (0..d as u32).collect();
+    points.shuffle(&mut rng);
+    let mut orbits = Vec::new();
+    let mut start = 0;
+    for &m in &sizes {
+        orbits.push(points[start..start + m].to_vec());
+        start += m;
+    }
+    let swap = |orbit: &[u32]| perm(&format!("({},{})", orbit[0] + 1, orbit[1] + 1), d);
+    // A random member of the subgroup: even on orbit 1, equal signs on orbits 0 and 2.
+    let member = |rng: &mut ChaCha8Rng| {
+        let mut parts: Vec<Perm> = orbits.iter().map(|o| random_on(o, d, rng)).collect();
+        if !even(&parts[1]) {
+            parts[1] = parts[1].compose(&swap(&orbits[1]));
+        }
+        if even(&parts[0]) != even(&parts[2]) {
+            parts[2] = parts[2].compose(&swap(&orbits[2]));
+        }
+        parts
+            .iter()
+            .fold(Perm::identity(d), |x, part| x.compose(part))
+    };
+    let gens: Vec<Perm> = (0..3).map(|_| member(&mut rng)).collect();
+    let group = PermGroup::new(
+        d,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    let factorial = |m: usize| {
+        (2..=m as u64)
+            .map(num_bigint::BigUint::from)
+            .product::<num_bigint::BigUint>()
+    };
+    assert_eq!(
+        group.order(),
+        factorial(30) * factorial(41) * factorial(25) / 4u32,
+        "three random members generate the subgroup"
+    );
+    let words = words_for(&group, 1);
+    assert_eq!(words.method(), WordMethod::GiantProduct);
+    for _ in 0..20 {
+        let x = member(&mut rng);
+        let word = words.word_of(&x).expect("member");
+        assert_reduced(&word, "giant product");
+        assert_eq!(
+            multiply_out(&word, &gens, d),
+            x.images(),
+            "a product member"
+        );
+    }
+    for (label, outside) in [
+        ("odd on the first orbit only", swap(&orbits[0])),
+        ("odd on the Alt orbit", swap(&orbits[1])),
+        ("odd on the third orbit only", swap(&orbits[2])),
+        (
+            "a swap across orbits",
+            perm(&format!("({},{})", orbits[0][0] + 1, orbits[2][0] + 1), d),
+        ),
+        (
+            "a move of a fixed point",
+            perm(
+                &format!("({},{})", points[start] + 1, points[start + 1] + 1),
+                d,
+            ),
+        ),
+    ] {
+        assert!(words.word_of(&outside).is_none(), "{label}");
+    }
+    assert!(
+        words
+            .word_of(&swap(&orbits[0]).compose(&swap(&orbits[2])))
+            .is_some(),
+        "odd on both the first and the third orbit"
+    );
+
+    // Diagonal Sym(20): the same random permutation on two copies of 20 points.
+    let d = 40;
+    let diagonal = |rng: &mut ChaCha8Rng| {
+        let on_first = random_on(&(0..20).collect::<Vec<u32>>(), 20, rng);
+        let images: Vec<u32> = (0..40u32)
+            .map(|x| on_first.image(x % 20) + 20 * (x / 20))
+            .collect();
+        Perm::from_images(images, "diagonal").expect("a permutation")
+    };
+    let gens: Vec<Perm> = (0..2).map(|_| diagonal(&mut rng)).collect();
+    let group = PermGroup::new(
+        d,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    let words = words_for(&group, 1);
+    assert_ne!(words.method(), WordMethod::GiantProduct);
+    let x = diagonal(&mut rng);
+    if group.contains(&x) {
+        let word = words.word_of(&x).expect("member");
+        assert_eq!(
+            multiply_out(&word, &gens, d),
+            x.images(),
+            "a diagonal member"
+        );
+    }
+}

@@ -234,25 +234,50 @@ impl GiantWords {
         limit_name: &'static str,
     ) -> Result<GiantWords, SolveError> {
         let points = MovedPoints::of(group);
+        let all = points.points().to_vec();
+        GiantWords::on_orbit(group, &all, giant, effort, ctx, budget_bytes, limit_name)
+    }
+
+    /// The same for the group's action on one of its orbits, `orbit` (its points, increasing),
+    /// on which the group acts as `giant` while its generators may move other orbits too (a
+    /// product of giants): the base element is a word that is a 3-cycle on `orbit` *and the
+    /// identity everywhere else*, so its conjugates are too. Such a word exists exactly when the
+    /// group contains `Alt(orbit)` fixing every other point; the caller proves that (by the
+    /// group's order) before asking, else the search would not end (it is cancellable).
+    pub(crate) fn on_orbit(
+        group: &PermGroup,
+        orbit: &[u32],
+        giant: Giant,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GiantWords, SolveError> {
+        let all_moved = MovedPoints::of(group);
+        let points = MovedPoints::from_points(group.degree(), orbit);
         let (degree, m) = (points.degree(), points.len());
         let orders = GeneratorOrders::of(group.generators());
-        let generators: Vec<Edge> = group
-            .generators()
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let perm: Box<[u32]> = points
-                    .restrict(g)
-                    .expect("a generator permutes the moved points")
-                    .into_boxed_slice();
-                Edge {
-                    inv: invert(&perm),
-                    perm,
-                    word: Word::letter(i as u32, 1, &orders),
-                }
-            })
-            .filter(|e| !e.word.is_identity())
-            .collect();
+        let edges_on = |points: &MovedPoints| -> Vec<Edge> {
+            group
+                .generators()
+                .iter()
+                .enumerate()
+                .filter_map(|(i, g)| {
+                    let perm: Box<[u32]> = points
+                        .restrict_action(g)
+                        .expect("a generator permutes its group's orbits")
+                        .into_boxed_slice();
+                    let moves = perm.iter().enumerate().any(|(x, &y)| x as u32 != y);
+                    moves.then(|| Edge {
+                        inv: invert(&perm),
+                        perm,
+                        word: Word::letter(i as u32, 1, &orders),
+                    })
+                })
+                .filter(|e| !e.word.is_identity())
+                .collect()
+        };
+        let generators = edges_on(&points);
         // Sym: an odd generator exists (even ones generate a subgroup of Alt).
         let odd = match giant {
             Giant::Alternating => None,
@@ -263,8 +288,14 @@ impl GiantWords {
         };
         // The trees' generators: three levels of at most a few dozen permutations, two arrays
         // each, and three arrays of m per tree.
+        // A walk over the other orbits too keeps every generator on all moved points.
         let fixed = 4 * (LEVEL_GENERATORS as u64 * 4 + generators.len() as u64) * 8 * m as u64
-            + 3 * 12 * m as u64;
+            + 3 * 12 * m as u64
+            + if all_moved.len() == m {
+                0
+            } else {
+                group.generators().len() as u64 * 8 * all_moved.len() as u64
+            };
         let charge = |bytes: u64| -> Result<(), SolveError> {
             if bytes > budget_bytes {
                 return Err(SolveError::limit_shown(
@@ -279,7 +310,30 @@ impl GiantWords {
         };
         charge(fixed)?;
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
-        let (support, base_word) = base_element(&generators, &orders, m, effort, &mut rng, ctx)?;
+        let (support, base_word) = if all_moved.len() == m {
+            base_element(&generators, &orders, m, None, effort, &mut rng, ctx)?
+        } else {
+            // The walk follows every moved point, so the power is known to fix the other orbits.
+            let walk_edges = edges_on(&all_moved);
+            let in_orbit: Vec<bool> = all_moved
+                .points()
+                .iter()
+                .map(|x| orbit.binary_search(x).is_ok())
+                .collect();
+            let (support, word) = base_element(
+                &walk_edges,
+                &orders,
+                all_moved.len(),
+                Some(&in_orbit),
+                effort,
+                &mut rng,
+                ctx,
+            )?;
+            (
+                support.map(|x| points.inner(all_moved.points()[x as usize])),
+                word,
+            )
+        };
         let bytes = fixed + base_word.letters().len() as u64 * LETTER_BYTES;
         charge(bytes)?;
         let mut levels: Vec<TreeLevel> = Vec::with_capacity(3);
@@ -323,6 +377,17 @@ impl GiantWords {
         let Some(inner) = self.points.restrict(g) else {
             return Ok(None);
         };
+        self.word_of_inner(inner, max_letters)
+    }
+
+    /// The word of the permutation `inner` of the orbit's points (numbered in increasing order,
+    /// as [`MovedPoints`] numbers them): `Ok(None)` when it is not in the giant (odd for `Alt`),
+    /// `Err(letters)` as soon as the word would be longer than `max_letters`.
+    pub(crate) fn word_of_inner(
+        &self,
+        inner: Vec<u32>,
+        max_letters: u64,
+    ) -> Result<Option<Word>, u64> {
         let mut w = Word::identity();
         let mut even = inner;
         if let Some((odd_inv, odd_word)) = &self.odd
@@ -455,6 +520,7 @@ fn base_element(
     generators: &[Edge],
     orders: &GeneratorOrders,
     m: usize,
+    in_orbit: Option<&[bool]>,
     effort: WordEffort,
     rng: &mut ChaCha8Rng,
     ctx: &SolveContext,
@@ -498,7 +564,9 @@ fn base_element(
             if best.is_some() {
                 since_first += 1;
             }
-            if let Some(k) = jordan_power(&t, 3, &mut seen) {
+            if let Some((k, at)) = jordan_power(&t, 3, &mut seen)
+                && in_orbit.is_none_or(|wanted| wanted[at])
+            {
                 let cost = k as u128 * w.len() as u128;
                 if best.as_ref().is_none_or(|b| cost < b.0) {
                     best = Some((cost, k, w.clone(), t.clone()));
@@ -534,12 +602,12 @@ fn base_element(
     Ok(([p, q, e[q as usize]], word))
 }
 
-/// `Some(K)` when `t` has exactly one cycle of length `cycle` and every other cycle length is
-/// prime to `cycle` (then `t^K`, `K` the lcm of the other lengths, is a single `cycle`-cycle);
-/// `None` otherwise or when `K` exceeds `2^40`.
-fn jordan_power(t: &[u32], cycle: usize, seen: &mut [bool]) -> Option<u64> {
+/// `Some((K, x))` when `t` has exactly one cycle of length `cycle`, through `x`, and every other
+/// cycle length is prime to `cycle` (then `t^K`, `K` the lcm of the other lengths, is a single
+/// `cycle`-cycle); `None` otherwise or when `K` exceeds `2^40`.
+fn jordan_power(t: &[u32], cycle: usize, seen: &mut [bool]) -> Option<(u64, usize)> {
     seen.iter_mut().for_each(|s| *s = false);
-    let mut found = false;
+    let mut found = None;
     let mut k: u64 = 1;
     for start in 0..t.len() {
         if seen[start] {
@@ -553,10 +621,10 @@ fn jordan_power(t: &[u32], cycle: usize, seen: &mut [bool]) -> Option<u64> {
             len += 1;
         }
         if len == cycle {
-            if found {
+            if found.is_some() {
                 return None;
             }
-            found = true;
+            found = Some(start);
         } else if len.is_multiple_of(cycle) {
             return None;
         } else {
@@ -567,7 +635,7 @@ fn jordan_power(t: &[u32], cycle: usize, seen: &mut [bool]) -> Option<u64> {
             }
         }
     }
-    found.then_some(k)
+    found.map(|x| (k, x))
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -659,12 +727,12 @@ mod tests {
         let mut seen = vec![false; 8];
         // (0 1)(2 3 4)(5 6 7): one 2-cycle, others odd: K = 3.
         let t = [1u32, 0, 3, 4, 2, 6, 7, 5];
-        assert_eq!(jordan_power(&t, 2, &mut seen), Some(3));
+        assert_eq!(jordan_power(&t, 2, &mut seen), Some((3, 0)));
         // Two 3-cycles: no 3-cycle power.
         assert_eq!(jordan_power(&t, 3, &mut seen), None);
         // (0 1 2)(3 4)(5 6 7 ...) none: 4-cycle (3 4 5 6) with the 3-cycle: K = 4.
         let t = [1u32, 2, 0, 4, 5, 6, 3, 7];
-        assert_eq!(jordan_power(&t, 3, &mut seen), Some(4));
+        assert_eq!(jordan_power(&t, 3, &mut seen), Some((4, 0)));
     }
 
     #[test]

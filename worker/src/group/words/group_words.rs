@@ -1,10 +1,13 @@
 //! [`GroupWords`]: a word in the generators for every member of a group, by the method that
 //! suits it: Minkwitz's tables ([`MinkwitzTables`]) in general, conjugates of one 3-cycle
 //! ([`GiantWords`]) for symmetric and alternating groups of large degree, whose
-//! tables would not fit in memory, and one of these per orbit ([`OrbitProductWords`]) when every
-//! generator moves the points of one orbit only (a direct product given factor by factor).
+//! tables would not fit in memory, one of these per orbit ([`OrbitProductWords`]) when every
+//! generator moves the points of one orbit only (a direct product given factor by factor), and
+//! per orbit with a parity correction ([`GiantProductWords`]) for a product of giants whose
+//! generators move several orbits at once.
 
 use super::giant::{GiantWords, giant_of_moved_points};
+use super::giant_product::{GiantProductWords, giant_product_orbits};
 use super::minkwitz::MinkwitzTables;
 use super::orbit_product::{OrbitProductWords, orbit_factors};
 use super::word::Word;
@@ -53,6 +56,7 @@ enum Method {
     Minkwitz(MinkwitzTables),
     Giant(GiantWords),
     OrbitProduct(OrbitProductWords),
+    GiantProduct(GiantProductWords),
 }
 
 /// Which method a [`GroupWords`] uses (for benchmarks and reports).
@@ -64,6 +68,9 @@ pub enum WordMethod {
     Giant,
     /// One of the others per orbit, for generators that each move one orbit only.
     OrbitProduct,
+    /// Conjugates of a 3-cycle per orbit and a parity correction, for a product of giants on
+    /// several orbits whose generators move several of them.
+    GiantProduct,
 }
 
 impl GroupWords {
@@ -119,6 +126,20 @@ impl GroupWords {
                 )?),
             });
         }
+        if group.moved_points() >= GIANT_WORDS_FROM_DEGREE
+            && let Some(orbits) = giant_product_orbits(group)
+        {
+            return Ok(GroupWords {
+                method: Method::GiantProduct(GiantProductWords::new(
+                    group,
+                    orbits,
+                    effort,
+                    ctx,
+                    budget_bytes,
+                    limit_name,
+                )?),
+            });
+        }
         let method = match giant_of_moved_points(group) {
             Some(giant) if group.moved_points() >= GIANT_WORDS_FROM_DEGREE => Method::Giant(
                 GiantWords::new(group, giant, effort, ctx, budget_bytes, limit_name)?,
@@ -157,6 +178,7 @@ impl GroupWords {
             },
             Method::Giant(giant) => giant.word_of(g, max_letters),
             Method::OrbitProduct(product) => product.word_of(g, max_letters),
+            Method::GiantProduct(product) => product.word_of(g, max_letters),
         }
     }
 
@@ -166,6 +188,7 @@ impl GroupWords {
             Method::Minkwitz(_) => WordMethod::Minkwitz,
             Method::Giant(_) => WordMethod::Giant,
             Method::OrbitProduct(_) => WordMethod::OrbitProduct,
+            Method::GiantProduct(_) => WordMethod::GiantProduct,
         }
     }
 
@@ -175,6 +198,7 @@ impl GroupWords {
             Method::Minkwitz(tables) => tables.bytes(),
             Method::Giant(giant) => giant.bytes(),
             Method::OrbitProduct(product) => product.bytes(),
+            Method::GiantProduct(product) => product.bytes(),
         }
     }
 
@@ -185,6 +209,7 @@ impl GroupWords {
             Method::Minkwitz(tables) => tables.entry_lengths(),
             Method::Giant(giant) => (giant.base_len() as f64, giant.base_len()),
             Method::OrbitProduct(product) => product.entry_lengths(),
+            Method::GiantProduct(product) => product.entry_lengths(),
         }
     }
 }

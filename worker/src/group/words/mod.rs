@@ -1,9 +1,11 @@
 //! Words in a group's generators for its members: [`Word`] (the normal form, GAP's notation)
 //! and [`GroupWords`] (the factorisation of a member: Minkwitz's tables of short words for the
 //! coset representatives in general, conjugates of one transposition or 3-cycle for giants of
-//! large degree, one of these per orbit for a direct product given factor by factor).
+//! large degree, one of these per orbit for a direct product given factor by factor, and per
+//! orbit with a parity correction for a product of giants whose generators move several orbits).
 
 mod giant;
+mod giant_product;
 mod group_words;
 mod minkwitz;
 mod moved_points;

@@ -36,6 +36,27 @@ impl MovedPoints {
         }
     }
 
+    /// A set of points closed under the group (an orbit, or a union of orbits), numbered in
+    /// increasing order like the moved points. O(d + |points|).
+    pub(super) fn from_points(degree: usize, points: &[u32]) -> MovedPoints {
+        let mut moved = points.to_vec();
+        moved.sort_unstable();
+        let mut to_inner = vec![NONE; degree];
+        for (i, &x) in moved.iter().enumerate() {
+            to_inner[x as usize] = i as u32;
+        }
+        MovedPoints {
+            degree,
+            to_inner,
+            moved,
+        }
+    }
+
+    /// The points, in increasing order (point number `i` is `points()[i]`).
+    pub(super) fn points(&self) -> &[u32] {
+        &self.moved
+    }
+
     /// The number `m` of moved points.
     pub(super) fn len(&self) -> usize {
         self.moved.len()
@@ -62,6 +83,22 @@ impl MovedPoints {
             if i == NONE && g.image(x as u32) != x as u32 {
                 return None;
             }
+        }
+        let inner: Vec<u32> = self
+            .moved
+            .iter()
+            .map(|&x| self.to_inner[g.image(x) as usize])
+            .collect();
+        (!inner.contains(&NONE)).then_some(inner)
+    }
+}
+
+impl MovedPoints {
+    /// The action of `g` on the points (numbered), whatever it does elsewhere, or `None` when it
+    /// maps one of them outside the set (or has another degree). O(|points|).
+    pub(super) fn restrict_action(&self, g: &Perm) -> Option<Vec<u32>> {
+        if g.degree() != self.degree {
+            return None;
         }
         let inner: Vec<u32> = self
             .moved

@@ -1,0 +1,368 @@
+//! [`GiantProductWords`]: words for a product of giants on several orbits whose generators may
+//! move several orbits at once, such as `Sym(400) × Sym(300)` given by two random elements of the
+//! product (each moving both orbits).
+//!
+//! Such a group `G` acts on each orbit `O_i` (of `m_i >= 5` points) as `Sym(O_i)` or `Alt(O_i)`.
+//! When it contains the product `A` of the `Alt(O_i)` (each fixing the other orbits), it is `A`
+//! extended by its *parity vectors*: `x ↦ (sign of x on O_1, …, sign on O_k)` maps `G` onto a
+//! subspace `P` of `GF(2)^k` with kernel `A`, so `|G| = |A| · |P|`. That order equation is how the
+//! structure is recognised, and it is a proof (the order is proven): `|G ∩ A| = |G| / |P| = |A|`.
+//!
+//! A member `x` is then written as `x = z · y`: `y` a product of generators with the parity
+//! vector of `x` (Gaussian elimination over `GF(2)` on the generators' vectors; a vector outside
+//! their span proves `x` is not a member), and `z = x · y⁻¹` even on every orbit, the product of
+//! its restrictions, each written by the giants' method on its orbit
+//! ([`GiantWords::on_orbit`]: conjugates of a word that is a 3-cycle on that orbit and the
+//! identity on all others, found as a power of a random element).
+//!
+//! # Complexity
+//! Set-up: one giant's set-up per orbit (each random walk follows all moved points). A word:
+//! one giant's word per orbit plus at most `k` letters.
+//!
+//! # Reference
+//! Á. Seress, *Permutation Group Algorithms* (2003), §10.2 (giants, Jordan elements); the parity
+//! map onto `GF(2)^k` is the product of the sign homomorphisms.
+
+use num_bigint::BigUint;
+
+use super::giant::{Giant, GiantWords};
+use super::group_words::WordEffort;
+use super::word::{GeneratorOrders, Word};
+use crate::context::SolveContext;
+use crate::error::SolveError;
+use crate::group::{Perm, PermGroup};
+
+/// Fewest points of an orbit of a product of giants (`Alt(m)` is simple and the 3-cycles are
+/// conjugate in it from `m = 5` on).
+const LEAST_ORBIT: usize = 5;
+
+/// The non-trivial orbits of `group` if it is a product of giants on at least two orbits: every
+/// such orbit has at least five points and `|G| = Π m_i!/2 · 2^r`, `r` the rank of the
+/// generators' parity vectors (see the module documentation).
+///
+/// Complexity: O(d · k) for the parity vectors, O(k² · g / 64) for the rank.
+pub(super) fn giant_product_orbits(group: &PermGroup) -> Option<Vec<Vec<u32>>> {
+    let orbits: Vec<Vec<u32>> = group
+        .orbits_ref()
+        .iter()
+        .filter(|o| o.len() > 1)
+        .cloned()
+        .collect();
+    if orbits.len() < 2 || orbits.iter().any(|o| o.len() < LEAST_ORBIT) {
+        return None;
+    }
+    let parity = ParitySpace::of(group, &orbits);
+    let mut order = BigUint::from(1u32) << parity.rank();
+    for orbit in &orbits {
+        let factorial: BigUint = (3..=orbit.len() as u64).product();
+        order *= factorial;
+    }
+    (order == group.order()).then_some(orbits)
+}
+
+/// Words for a product of giants (see the module documentation).
+#[derive(Debug)]
+pub(super) struct GiantProductWords {
+    degree: usize,
+    /// Each orbit's points (increasing) and the words of its alternating group.
+    orbits: Vec<(Vec<u32>, GiantWords)>,
+    /// `position[x]`: `(orbit, index in it)`, or `None` for a point no generator moves.
+    position: Vec<Option<(u32, u32)>>,
+    parity: ParitySpace,
+    generators: Vec<Perm>,
+    orders: GeneratorOrders,
+    bytes: u64,
+}
+
+impl GiantProductWords {
+    /// Builds one giant's words per orbit.
+    ///
+    /// # Arguments
+    /// `group` and its `orbits` ([`giant_product_orbits`]); `effort`, `ctx`, `budget_bytes` and
+    /// `limit_name` as for [`GroupWords::new`](super::GroupWords::new): the orbits share the
+    /// budget.
+    ///
+    /// # Errors
+    /// [`SolveError::LimitExceeded`] naming `limit_name` beyond `budget_bytes`;
+    /// [`SolveError::Cancelled`].
+    pub(super) fn new(
+        group: &PermGroup,
+        orbits: Vec<Vec<u32>>,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GiantProductWords, SolveError> {
+        let degree = group.degree();
+        let mut position = vec![None; degree];
+        for (i, orbit) in orbits.iter().enumerate() {
+            for (j, &x) in orbit.iter().enumerate() {
+                position[x as usize] = Some((i as u32, j as u32));
+            }
+        }
+        let parity = ParitySpace::of(group, &orbits);
+        let mut held = degree as u64 * 12 + parity.bytes();
+        let mut built = Vec::with_capacity(orbits.len());
+        for mut orbit in orbits {
+            ctx.check()?;
+            orbit.sort_unstable();
+            // The parity is fixed for all orbits at once, so each orbit only sees even elements.
+            let words = GiantWords::on_orbit(
+                group,
+                &orbit,
+                Giant::Alternating,
+                effort,
+                ctx,
+                budget_bytes.saturating_sub(held),
+                limit_name,
+            )?;
+            held = held.saturating_add(words.bytes() + orbit.len() as u64 * 4);
+            built.push((orbit, words));
+        }
+        // The orbits were re-sorted: number their points again.
+        for (i, (orbit, _)) in built.iter().enumerate() {
+            for (j, &x) in orbit.iter().enumerate() {
+                position[x as usize] = Some((i as u32, j as u32));
+            }
+        }
+        Ok(GiantProductWords {
+            degree,
+            orbits: built,
+            position,
+            parity,
+            generators: group.generators().to_vec(),
+            orders: GeneratorOrders::of(group.generators()),
+            bytes: held,
+        })
+    }
+
+    /// The word of `g`, `Ok(None)` for a non-member, `Err(letters)` as soon as the word is known
+    /// to be longer than `max_letters`.
+    ///
+    /// Complexity: O(d · k) for the parity correction, then one giant's word per orbit.
+    pub(super) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+        if g.degree() != self.degree {
+            return Ok(None);
+        }
+        // A member maps every orbit onto itself and fixes the points no generator moves.
+        for x in 0..self.degree as u32 {
+            let y = g.image(x);
+            let same = match (self.position[x as usize], self.position[y as usize]) {
+                (Some((a, _)), Some((b, _))) => a == b,
+                (None, None) => x == y,
+                _ => false,
+            };
+            if !same {
+                return Ok(None);
+            }
+        }
+        let signs = parity_vector(g, &self.orbits, &self.position);
+        let Some(chosen) = self.parity.solve(&signs) else {
+            return Ok(None); // a parity vector no member has
+        };
+        // y: the chosen generators in increasing order; z = g · y⁻¹ is even on every orbit.
+        let mut y = Perm::identity(self.degree);
+        let mut y_word = Word::identity();
+        for &j in &chosen {
+            y = y.compose(&self.generators[j as usize]);
+            y_word.push(j, 1, &self.orders);
+        }
+        let z = g.compose(&y.inverse());
+        let mut word = Word::identity();
+        for (orbit, words) in &self.orbits {
+            let inner: Vec<u32> = orbit
+                .iter()
+                .map(|&x| self.position[z.image(x) as usize].map_or(0, |(_, j)| j))
+                .collect();
+            let left = max_letters.saturating_sub(word.len());
+            let Some(part) = words
+                .word_of_inner(inner, left)
+                .map_err(|letters| word.len().saturating_add(letters))?
+            else {
+                return Ok(None);
+            };
+            word.append(&part, &self.orders);
+            if word.len() > max_letters {
+                return Err(word.len());
+            }
+        }
+        word.append(&y_word, &self.orders);
+        if word.len() > max_letters {
+            return Err(word.len());
+        }
+        Ok(Some(word))
+    }
+
+    /// Bytes held: the orbits' words, the position table and the parity basis.
+    pub(super) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The orbits' base elements' mean and largest word length, for benchmarks.
+    pub(super) fn entry_lengths(&self) -> (f64, u64) {
+        let lengths: Vec<u64> = self.orbits.iter().map(|(_, w)| w.base_len()).collect();
+        let mean = lengths.iter().sum::<u64>() as f64 / lengths.len().max(1) as f64;
+        (mean, lengths.into_iter().max().unwrap_or(0))
+    }
+}
+
+/// Bit sets of `GF(2)` vectors, 64 coordinates a word.
+type Bits = Vec<u64>;
+
+fn flip(bits: &mut Bits, i: usize) {
+    bits[i / 64] ^= 1 << (i % 64);
+}
+
+fn get(bits: &Bits, i: usize) -> bool {
+    bits[i / 64] >> (i % 64) & 1 == 1
+}
+
+fn xor_into(target: &mut Bits, source: &Bits) {
+    target.iter_mut().zip(source).for_each(|(t, s)| *t ^= s);
+}
+
+/// The sign of `g` on each orbit, as a bit set (bit `i` set: odd on orbit `i`).
+fn parity_vector(
+    g: &Perm,
+    orbits: &[(Vec<u32>, GiantWords)],
+    position: &[Option<(u32, u32)>],
+) -> Bits {
+    let mut signs = vec![0u64; orbits.len().div_ceil(64)];
+    for (i, (orbit, _)) in orbits.iter().enumerate() {
+        if !is_even_on(g, orbit, position) {
+            flip(&mut signs, i);
+        }
+    }
+    signs
+}
+
+/// Whether `g` (mapping `orbit` onto itself) is even on `orbit`: its length minus its number of
+/// cycles there is even.
+fn is_even_on(g: &Perm, orbit: &[u32], position: &[Option<(u32, u32)>]) -> bool {
+    let mut seen = vec![false; orbit.len()];
+    let mut cycles = 0;
+    for start in 0..orbit.len() {
+        if seen[start] {
+            continue;
+        }
+        cycles += 1;
+        let mut j = start;
+        while !seen[j] {
+            seen[j] = true;
+            j = position[g.image(orbit[j]) as usize].map_or(start, |(_, k)| k as usize);
+        }
+    }
+    (orbit.len() - cycles).is_multiple_of(2)
+}
+
+/// The span of the generators' parity vectors, in echelon form, each basis vector with the set of
+/// generators whose product has it.
+#[derive(Debug)]
+struct ParitySpace {
+    /// `(pivot, vector, generators)`: `vector` has bit `pivot` and no other basis pivot.
+    basis: Vec<(usize, Bits, Bits)>,
+}
+
+impl ParitySpace {
+    /// The span of the parity vectors of `group`'s generators on `orbits`.
+    fn of(group: &PermGroup, orbits: &[Vec<u32>]) -> ParitySpace {
+        let mut position = vec![None; group.degree()];
+        for (i, orbit) in orbits.iter().enumerate() {
+            for (j, &x) in orbit.iter().enumerate() {
+                position[x as usize] = Some((i as u32, j as u32));
+            }
+        }
+        let words = orbits.len().div_ceil(64);
+        let generator_words = group.generators().len().div_ceil(64);
+        let mut space = ParitySpace { basis: Vec::new() };
+        for (j, g) in group.generators().iter().enumerate() {
+            let mut vector = vec![0u64; words];
+            for (i, orbit) in orbits.iter().enumerate() {
+                if !is_even_on(g, orbit, &position) {
+                    flip(&mut vector, i);
+                }
+            }
+            let mut combination = vec![0u64; generator_words];
+            flip(&mut combination, j);
+            space.insert(vector, combination);
+        }
+        space
+    }
+
+    /// Adds a vector (with the generators whose product has it) if it is not in the span yet.
+    fn insert(&mut self, mut vector: Bits, mut combination: Bits) {
+        for (pivot, v, c) in &self.basis {
+            if get(&vector, *pivot) {
+                xor_into(&mut vector, v);
+                xor_into(&mut combination, c);
+            }
+        }
+        let Some(pivot) = (0..vector.len() * 64).find(|&i| get(&vector, i)) else {
+            return;
+        };
+        // Keep the basis reduced: no other vector has this pivot.
+        for (_, v, c) in &mut self.basis {
+            if get(v, pivot) {
+                xor_into(v, &vector);
+                xor_into(c, &combination);
+            }
+        }
+        self.basis.push((pivot, vector, combination));
+    }
+
+    /// The dimension of the span.
+    fn rank(&self) -> usize {
+        self.basis.len()
+    }
+
+    /// Generators (indices, increasing) whose product has the parity vector `target`, or `None`
+    /// when no element of the group has it.
+    fn solve(&self, target: &Bits) -> Option<Vec<u32>> {
+        let mut rest = target.clone();
+        let mut chosen: Bits = self
+            .basis
+            .first()
+            .map_or_else(Vec::new, |(_, _, c)| vec![0u64; c.len()]);
+        for (pivot, v, c) in &self.basis {
+            if get(&rest, *pivot) {
+                xor_into(&mut rest, v);
+                xor_into(&mut chosen, c);
+            }
+        }
+        if rest.iter().any(|&w| w != 0) {
+            return None;
+        }
+        Some(
+            (0..chosen.len() * 64)
+                .filter(|&j| get(&chosen, j))
+                .map(|j| j as u32)
+                .collect(),
+        )
+    }
+
+    fn bytes(&self) -> u64 {
+        self.basis
+            .iter()
+            .map(|(_, v, c)| 8 * (v.len() + c.len()) as u64 + 8)
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parity_space_solves_only_spanned_vectors() {
+        // Generators with parity vectors 110, 011 over three orbits: 101 spanned, 100 not.
+        let mut space = ParitySpace { basis: Vec::new() };
+        space.insert(vec![0b011], vec![0b01]);
+        space.insert(vec![0b110], vec![0b10]);
+        space.insert(vec![0b101], vec![0b00]); // dependent: ignored
+        assert_eq!(space.rank(), 2);
+        assert_eq!(space.solve(&vec![0b101]), Some(vec![0, 1]));
+        assert_eq!(space.solve(&vec![0b110]), Some(vec![1]));
+        assert_eq!(space.solve(&vec![0b000]), Some(vec![]));
+        assert_eq!(space.solve(&vec![0b100]), None);
+    }
+}
