@@ -46,6 +46,8 @@ const CASES: &[&str] = &[
     "sym100_random",
     "sym1000_random",
     "alt1000_random",
+    "sym50xsym40_mixed",
+    "sym100xsym80_mixed",
 ];
 
 fn main() {
@@ -153,6 +155,8 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "sym100_random" => (100, random_pair(100, 100)),
         "sym1000_random" => (1000, random_pair(1000, 1000)),
         "alt1000_random" => (1000, random_even_pair(1000, 1000)),
+        "sym50xsym40_mixed" => (90, random_product_pair(50, 40, 90)),
+        "sym100xsym80_mixed" => (180, random_product_pair(100, 80, 180)),
         other => panic!("unknown case {other}"),
     }
 }
@@ -172,6 +176,23 @@ fn random_pair(d: usize, seed: u64) -> Vec<Perm> {
         }
     }
     out
+}
+
+/// Two random elements of `Sym(a) x Sym(b)` on the points `0..a` and `a..a+b`, each moving
+/// both orbits (so the group is not given factor by factor).
+fn random_product_pair(a: usize, b: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..2)
+        .map(|_| {
+            let mut images: Vec<u32> = (0..(a + b) as u32).collect();
+            for (start, len) in [(0, a), (a, b)] {
+                for i in (1..len).rev() {
+                    images.swap(start + i, start + rng.random_range(0..=i));
+                }
+            }
+            Perm::from_images(images, "random").expect("a permutation")
+        })
+        .collect()
 }
 
 /// `copies` disjoint copies of Sym(3), each by a 3-cycle and a transposition: a base of length
