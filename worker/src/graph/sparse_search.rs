@@ -76,6 +76,16 @@ struct Search<'a> {
     best_is_first: Option<(usize, u64, bool)>,
     /// The traces of the path being explored below the first path's level being worked on.
     path_traces: Vec<Vec<u64>>,
+    /// The vertices individualised on the path being explored, from the first path's level
+    /// being worked on down (`w`, then each child's vertex).
+    path_vertices: Vec<u32>,
+    /// Where the best leaf's path leaves the first path: `(level, vertices)` as
+    /// `path_vertices` was when it was found; `None` for the first path's own leaf.
+    best_path: Option<(usize, Vec<u32>)>,
+    /// Set when a leaf equivalent to the best one was found: the depth of the two leaves'
+    /// deepest common node, to which the search returns (the subtree of that node's child on
+    /// the current path is the image of the best leaf's and holds nothing new).
+    abandon_to: Option<usize>,
     /// Union-find over the generators' supports: the orbits of the group found so far.
     parent: Vec<u32>,
     size: Vec<u32>,
@@ -315,7 +325,11 @@ impl Search<'_> {
         if against_best != Ordering::Less {
             self.path_traces.clear();
             self.path_traces.push(trace);
+            self.path_vertices.clear();
+            self.path_vertices.push(w);
+            self.abandon_to = None;
             self.explore(k, k + 1, against_best)?;
+            self.abandon_to = None;
         }
         self.right.undo_to(mark);
         Ok(())
@@ -345,6 +359,7 @@ impl Search<'_> {
             };
             if result != Ordering::Less {
                 self.path_traces.push(trace);
+                self.path_vertices.push(y);
                 let best_before = self.best_changes;
                 self.explore(k, depth + 1, result)?;
                 if self.best_changes != best_before {
@@ -352,8 +367,14 @@ impl Search<'_> {
                     status = Ordering::Equal;
                 }
                 self.path_traces.pop();
+                self.path_vertices.pop();
             }
             self.right.undo_to(mark);
+            match self.abandon_to {
+                Some(common) if common < depth => return Ok(()),
+                Some(_) => self.abandon_to = None,
+                None => {}
+            }
         }
         Ok(())
     }
@@ -381,6 +402,7 @@ impl Search<'_> {
                 self.best_traces.truncate(k);
                 self.best_traces.extend(self.path_traces.iter().cloned());
                 self.best_changes += 1;
+                self.best_path = Some((k, self.path_vertices.clone()));
             }
             Ordering::Equal => {
                 let pairs: Vec<(u32, u32)> = self
@@ -391,6 +413,20 @@ impl Search<'_> {
                     .map(|(&a, &b)| (a, b))
                     .collect();
                 self.add_generator(SparsePermutation::from_pairs(pairs))?;
+                // McKay's jump back: the automorphism maps the current path's subtree at the
+                // child of the two leaves' deepest common node onto the best leaf's, explored
+                // already.
+                let common = match &self.best_path {
+                    Some((level, path)) if *level == k => {
+                        k + path
+                            .iter()
+                            .zip(&self.path_vertices)
+                            .take_while(|(a, b)| a == b)
+                            .count()
+                    }
+                    _ => k,
+                };
+                self.abandon_to = Some(common);
             }
             Ordering::Less => {}
         }
@@ -653,6 +689,9 @@ pub fn sparse_search(
         best_changes: 0,
         best_is_first: None,
         path_traces: Vec::new(),
+        path_vertices: Vec::new(),
+        best_path: None,
+        abandon_to: None,
         parent: (0..n as u32).collect(),
         size: vec![1; n],
         explored: vec![0; n],
