@@ -63,6 +63,7 @@ mod block_system;
 mod completeness;
 mod normal_series;
 mod random;
+mod regular_normal;
 mod sims_verify;
 mod transversal;
 
@@ -163,6 +164,10 @@ pub enum LevelProof {
     BlockSystem,
     /// The whole chain at once, by an upper bound on `|G|` from a normal series of the generators.
     WholeGroupNormalSeries,
+    /// Level 0 of a transitive group with a regular abelian normal subgroup `N` (an affine
+    /// group's translations): `G_α = <s · t_{α^s}⁻¹>` over the generators `s`, with `t_β ∈ N`
+    /// mapping `α` to `β`, each sifted.
+    RegularNormalSubgroup,
     /// The whole chain at once: the product of its orbit lengths equals an order known beforehand
     /// (the chains the structural proofs build for a proven subgroup).
     KnownOrder,
