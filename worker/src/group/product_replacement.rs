@@ -17,6 +17,8 @@ pub(crate) struct ProductReplacement {
     slots: Vec<Perm>,
     accumulator: Perm,
     scratch: Perm,
+    /// The inverse of a slot, when a step multiplies by one (kept to avoid allocating).
+    inverse: Perm,
     rng: ChaCha8Rng,
 }
 
@@ -51,6 +53,7 @@ impl ProductReplacement {
         let mut pr = ProductReplacement {
             accumulator: Perm::identity(degree),
             scratch: Perm::identity(degree),
+            inverse: Perm::identity(degree),
             slots,
             rng: ChaCha8Rng::seed_from_u64(seed),
         };
@@ -75,15 +78,16 @@ impl ProductReplacement {
         let right = self.rng.random_bool(0.5);
         let invert = self.rng.random_bool(0.5);
         let other = if invert {
-            self.slots[j].inverse()
+            self.inverse.set_inverse(&self.slots[j]);
+            &self.inverse
         } else {
-            self.slots[j].clone()
+            &self.slots[j]
         };
         let target = &self.slots[i];
         if right {
-            self.scratch.set_product(target, &other);
+            self.scratch.set_product(target, other);
         } else {
-            self.scratch.set_product(&other, target);
+            self.scratch.set_product(other, target);
         }
         std::mem::swap(&mut self.slots[i], &mut self.scratch);
         let k = self.rng.random_range(0..s);
