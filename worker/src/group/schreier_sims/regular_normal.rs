@@ -160,10 +160,10 @@ fn prime_of_power(n: usize) -> Option<usize> {
     }
     let p = (2..)
         .take_while(|q| q * q <= n)
-        .find(|q| n % q == 0)
+        .find(|q| n.is_multiple_of(*q))
         .unwrap_or(n);
     let mut m = n;
-    while m % p == 0 {
+    while m.is_multiple_of(p) {
         m /= p;
     }
     (m == 1).then_some(p)
@@ -180,7 +180,7 @@ fn fixed_point_free_power(g: &Perm, p: usize) -> Option<Perm> {
     let cycles = g.cycles();
     let valuation = |mut l: usize| {
         let mut v = 0;
-        while l % p == 0 {
+        while l.is_multiple_of(p) {
             l /= p;
             v += 1;
         }
