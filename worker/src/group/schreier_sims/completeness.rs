@@ -2,7 +2,8 @@
 //! first proof that applies — its Schreier generators (Schreier's lemma), Sims's one-generator
 //! lemma ([`sims_verify`](super::sims_verify)), a normal series of the level
 //! ([`normal_series`](super::normal_series)) or a block system
-//! ([`block_system`](super::block_system)); see the [module documentation](super).
+//! ([`block_system`](super::block_system)), and level 0 first by a regular abelian normal
+//! subgroup ([`regular_normal`](super::regular_normal)); see the [module documentation](super).
 
 use super::regular_normal::{self, RegularNormalSubgroup};
 use super::sims_verify::LemmaOutcome;
