@@ -226,14 +226,6 @@ impl Perm {
         }
     }
 
-    /// Overwrites `self` with the inverse of `p` without allocating.
-    pub(crate) fn set_inverse(&mut self, p: &Perm) {
-        debug_assert!(self.degree() == p.degree());
-        for (i, &x) in p.images.iter().enumerate() {
-            self.images[x as usize] = i as u32;
-        }
-    }
-
     /// The inverse permutation.
     ///
     /// Complexity: O(degree).

@@ -17,8 +17,6 @@ pub(crate) struct ProductReplacement {
     slots: Vec<Perm>,
     accumulator: Perm,
     scratch: Perm,
-    /// The inverse of a slot, when a step multiplies by one (kept to avoid allocating).
-    inverse: Perm,
     rng: ChaCha8Rng,
 }
 
@@ -53,7 +51,6 @@ impl ProductReplacement {
         let mut pr = ProductReplacement {
             accumulator: Perm::identity(degree),
             scratch: Perm::identity(degree),
-            inverse: Perm::identity(degree),
             slots,
             rng: ChaCha8Rng::seed_from_u64(seed),
         };
@@ -78,16 +75,15 @@ impl ProductReplacement {
         let right = self.rng.random_bool(0.5);
         let invert = self.rng.random_bool(0.5);
         let other = if invert {
-            self.inverse.set_inverse(&self.slots[j]);
-            &self.inverse
+            self.slots[j].inverse()
         } else {
-            &self.slots[j]
+            self.slots[j].clone()
         };
         let target = &self.slots[i];
         if right {
-            self.scratch.set_product(target, other);
+            self.scratch.set_product(target, &other);
         } else {
-            self.scratch.set_product(other, target);
+            self.scratch.set_product(&other, target);
         }
         std::mem::swap(&mut self.slots[i], &mut self.scratch);
         let k = self.rng.random_range(0..s);
