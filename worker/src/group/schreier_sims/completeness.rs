@@ -66,13 +66,17 @@ impl Chain {
         if !applies {
             return self.prove_level(0, buf, seed, ctx);
         }
+        if normal.is_none()
+            && regular_normal::search_bytes(self.n, self.levels[0].gens.len()) > self.budget_left()
+        {
+            *normal = Some(None);
+        }
         if normal.is_none() {
             let generators: Vec<Perm> = self.level_generators(0).cloned().collect();
             let root = self.levels[0].base_point;
             let seed = seed ^ REGULAR_NORMAL_SEED;
             let found = RegularNormalSubgroup::find(self.n, &generators, root, seed, ctx)?;
-            let held = found.as_ref().map_or(0, RegularNormalSubgroup::bytes)
-                + 4 * self.n as u64 * generators.len() as u64;
+            let held = regular_normal::search_bytes(self.n, generators.len());
             self.proof_peak = self.proof_peak.max(held);
             *normal = Some(found);
         }

@@ -130,12 +130,6 @@ impl RegularNormalSubgroup {
         Ok(None)
     }
 
-    /// Bytes it holds (its generators and the tree).
-    pub(crate) fn bytes(&self) -> u64 {
-        let n = self.parent.len() as u64;
-        4 * n * (self.generators.len() as u64 + 3)
-    }
-
     /// The point `α` the translations start from.
     pub(crate) fn root(&self) -> u32 {
         self.root
@@ -151,6 +145,17 @@ impl RegularNormalSubgroup {
             out[x as usize] = self.generators[c as usize].images()[out[y as usize] as usize];
         }
     }
+}
+
+/// An upper bound on the bytes [`RegularNormalSubgroup::find`] holds at once for `k` generators
+/// of degree `n` (checked against the chain's budget before it starts): copies of the generators
+/// and their inverses (`2k` permutations), the product replacement (`max(k, 10) + 3`), the
+/// current element, its power, a conjugate and its factors (6), at most `log₂ n + 1` elements of
+/// `N` and one candidate set beside them (`2 log₂ n + 4`), and the tree (3 integers a point).
+pub(crate) fn search_bytes(n: usize, k: usize) -> u64 {
+    let log = u64::from(usize::BITS - n.leading_zeros());
+    let perms = 3 * k as u64 + (k.max(10) as u64 + 3) + 6 + 2 * log + 4;
+    4 * n as u64 * (perms + 3)
 }
 
 /// The prime `p` when `n = p^k` (`k >= 1`).
