@@ -2,8 +2,10 @@
 //! first proof that applies — its Schreier generators (Schreier's lemma), Sims's one-generator
 //! lemma ([`sims_verify`](super::sims_verify)), a normal series of the level
 //! ([`normal_series`](super::normal_series)) or a block system
-//! ([`block_system`](super::block_system)); see the [module documentation](super).
+//! ([`block_system`](super::block_system)), and level 0 first by a regular abelian normal
+//! subgroup ([`regular_normal`](super::regular_normal)); see the [module documentation](super).
 
+use super::regular_normal::{self, RegularNormalSubgroup};
 use super::sims_verify::LemmaOutcome;
 use super::{
     BLOCK_SYSTEM_WORK_PER_POINT, Chain, DIRECT_LEVEL_WORK, LEMMA_ADVANTAGE, LevelProof,
@@ -12,6 +14,10 @@ use super::{
 use super::{block_system, normal_series, sims_verify};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::perm::Perm;
+
+/// Seed offset of the random elements searching for a regular normal subgroup.
+const REGULAR_NORMAL_SEED: u64 = 0x7261_6e73_6c61_7465;
 
 impl Chain {
     /// Proves the chain level by level from the deepest up (see the module documentation); a
@@ -19,11 +25,18 @@ impl Chain {
     /// again. On return every level is proven.
     pub(super) fn prove(&mut self, seed: u64, ctx: &SolveContext) -> Result<(), SolveError> {
         let mut buf = vec![0u32; self.n];
+        // Searched for once, when level 0 is reached (its generators never change).
+        let mut normal = None;
         let mut i = self.levels.len();
         while i > 0 {
             let level = i - 1;
             ctx.progress(1.0 - level as f64 / self.levels.len() as f64);
-            match self.prove_level(level, &mut buf, seed, ctx)? {
+            let found = if level == 0 {
+                self.prove_first_level(&mut normal, &mut buf, seed, ctx)?
+            } else {
+                self.prove_level(level, &mut buf, seed, ctx)?
+            };
+            match found {
                 None => i -= 1,
                 Some(j) => {
                     self.add_residue(&buf, level + 1, j, ctx)?;
@@ -32,6 +45,67 @@ impl Chain {
             }
         }
         Ok(())
+    }
+
+    /// Proves level 0 (every deeper level proven) by a regular abelian normal subgroup when the
+    /// group is transitive of prime-power degree, would otherwise take a structural proof and has
+    /// one (see [`regular_normal`]; `normal` caches the search), else by
+    /// [`prove_level`](Self::prove_level). Returns as that does.
+    fn prove_first_level(
+        &mut self,
+        normal: &mut Option<Option<RegularNormalSubgroup>>,
+        buf: &mut [u32],
+        seed: u64,
+        ctx: &SolveContext,
+    ) -> Result<Option<usize>, SolveError> {
+        let lvl = &self.levels[0];
+        let applies = self.tuning.level_proofs == LevelProofPolicy::WhereExpensive
+            && lvl.orbit.len() == self.n
+            && self.n >= regular_normal::MIN_DEGREE
+            && self.schreier_generator_work(0) > DIRECT_LEVEL_WORK;
+        if !applies {
+            return self.prove_level(0, buf, seed, ctx);
+        }
+        if normal.is_none()
+            && regular_normal::search_bytes(self.n, self.levels[0].gens.len()) > self.budget_left()
+        {
+            *normal = Some(None);
+        }
+        if normal.is_none() {
+            let generators: Vec<Perm> = self.level_generators(0).cloned().collect();
+            let root = self.levels[0].base_point;
+            let seed = seed ^ REGULAR_NORMAL_SEED;
+            let found = RegularNormalSubgroup::find(self.n, &generators, root, seed, ctx)?;
+            let held = regular_normal::search_bytes(self.n, generators.len());
+            self.proof_peak = self.proof_peak.max(held);
+            *normal = Some(found);
+        }
+        let Some(Some(normal)) = normal.as_ref() else {
+            return self.prove_level(0, buf, seed, ctx);
+        };
+        // G_α = <s · t_{α^s}⁻¹ : s ∈ S^(0)>: each must lie in the group of levels 1.. .
+        let n = self.n;
+        let alpha = normal.root() as usize;
+        let mut t = vec![0u32; n];
+        let mut t_inv = vec![0u32; n];
+        for k in 0..self.levels[0].gens.len() {
+            ctx.check()?;
+            let s = self.strong[self.levels[0].gens[k] as usize].images();
+            normal.translation_into(s[alpha], &mut t);
+            for (x, &y) in t.iter().enumerate() {
+                t_inv[y as usize] = x as u32;
+            }
+            for (out, &y) in buf.iter_mut().zip(s.iter()) {
+                *out = t_inv[y as usize];
+            }
+            debug_assert_eq!(buf[alpha] as usize, alpha);
+            let l = self.sift(buf, 1);
+            if l < self.levels.len() || !is_identity_slice(buf) {
+                return Ok(Some(l));
+            }
+        }
+        self.levels[0].proof = Some(LevelProof::RegularNormalSubgroup);
+        Ok(None)
     }
 
     /// Proves level `level` (every deeper level proven), or finds an element of

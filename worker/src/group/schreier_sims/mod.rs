@@ -27,6 +27,10 @@
 //!    - **a block system** ([`block_system`]): `|<S^(i)>|` computed exactly by a chain of
 //!      the level's group acting on the points and on the blocks of the point stabiliser's fixed
 //!      points, whose first level is the (smaller, often 2-transitive) action on the blocks.
+//!    - on level 0 of a transitive group of prime-power degree, first, **a regular abelian normal
+//!      subgroup** `N` ([`regular_normal`]; an affine group's translations, found from random
+//!      elements and verified): `G_{b_0} = <s · t_s⁻¹>` over the generators `s`, `t_s ∈ N` mapping
+//!      `b_0` to `b_0^s`, so `|S^(0)|` sifts prove it.
 //!
 //!    A failed membership test in any of them yields an element of `<S^(i)>_{b_i}` outside `H`:
 //!    its residue becomes a new strong generator and the changed deeper levels are proven again.
@@ -63,6 +67,7 @@ mod block_system;
 mod completeness;
 mod normal_series;
 mod random;
+mod regular_normal;
 mod sims_verify;
 mod transversal;
 
@@ -163,6 +168,10 @@ pub enum LevelProof {
     BlockSystem,
     /// The whole chain at once, by an upper bound on `|G|` from a normal series of the generators.
     WholeGroupNormalSeries,
+    /// Level 0 of a transitive group with a regular abelian normal subgroup `N` (an affine
+    /// group's translations): `G_α = <s · t_{α^s}⁻¹>` over the generators `s`, with `t_β ∈ N`
+    /// mapping `α` to `β`, each sifted.
+    RegularNormalSubgroup,
     /// The whole chain at once: the product of its orbit lengths equals an order known beforehand
     /// (the chains the structural proofs build for a proven subgroup).
     KnownOrder,

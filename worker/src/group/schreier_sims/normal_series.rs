@@ -31,7 +31,9 @@
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive};
 
-use super::{Chain, ChainInputs, ChainTuning, is_identity_slice};
+use std::cell::Cell;
+
+use super::{Chain, ChainInputs, ChainTuning, LevelProofPolicy, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::cyclic::CyclicGroup;
@@ -119,6 +121,7 @@ pub(crate) fn order_upper_bound(
             required: gens.len(),
             target: None,
             seed,
+            chains_left: Cell::new(usize::MAX),
         };
         if let Some(bound) = search.extend(start, used, &mut held, ctx)? {
             return Ok(Some(bound));
@@ -197,6 +200,16 @@ pub(crate) fn level_order_at_most(
         required: elements.len() - optional,
         target: Some(target),
         seed,
+        // With the default policy a level has other proofs: a search that has not succeeded
+        // within a few chains rarely does (the successes on the GAP-library corpus took at most
+        // 11), while a failing one builds up to hundreds.
+        chains_left: Cell::new(
+            if chain.tuning().level_proofs == LevelProofPolicy::WhereExpensive {
+                MAX_LEVEL_SERIES_CHAINS
+            } else {
+                usize::MAX
+            },
+        ),
     };
     let mut starts: Vec<(Option<usize>, Option<usize>)> = (level + 1..chain.levels.len())
         .map(|l| (Some(l), None))
@@ -242,6 +255,9 @@ pub(crate) fn level_order_at_most(
         if bound.is_some_and(|b| &b <= target) {
             return Ok(true);
         }
+        if search.chains_left.get() == 0 {
+            return Ok(false);
+        }
     }
     Ok(false)
 }
@@ -258,6 +274,10 @@ const MAX_COMMUTATORS: usize = 4;
 /// target, so it affords more than [`MAX_GENERATORS`]).
 const MAX_LEVEL_GENERATORS: usize = 16;
 
+/// Random chains a level's series search ([`level_order_at_most`]) may build, over all its
+/// starts, with the default level-proof policy.
+const MAX_LEVEL_SERIES_CHAINS: usize = 16;
+
 /// The first term of a series: a subgroup, generators of it, and its exact order.
 struct Start<'a> {
     sub: Subgroup<'a>,
@@ -273,6 +293,8 @@ struct Search<'e> {
     required: usize,
     target: Option<&'e BigUint>,
     seed: u64,
+    /// Random chains the search may still build; at 0 it gives up.
+    chains_left: Cell<usize>,
 }
 
 impl Search<'_> {
@@ -329,6 +351,10 @@ impl Search<'_> {
             }
             sub_gens.push(self.elements[cand].clone());
             if used[first_required..].iter().any(|u| !u) {
+                if self.chains_left.get() == 0 {
+                    break None;
+                }
+                self.chains_left.set(self.chains_left.get() - 1);
                 // A few membership tests follow, so Schreier trees (built in O(|Δ|) per level)
                 // beat explicit transversals (O(|Δ| · d)).
                 let tuning = ChainTuning {
