@@ -31,8 +31,9 @@
 //! Miller–Spirakis (1984); filling a region piece by piece while keeping the rest 2-connected is
 //! how the (n²−1)-puzzle is solved by hand (Ratner & Warmuth, J. Symbolic Comput. 10 (1990)).
 
-use super::block_plan::BlockPlan;
+use super::block_plan::{BlockPlan, Ear};
 use super::moves::{MovesFail, Walker};
+use super::route_fields::{RouteFields, UNREACHED};
 
 /// A block seen from the global puzzle: local vertex `v` is global `verts[v]`; the entry is the
 /// last local vertex.
@@ -106,6 +107,7 @@ pub(crate) fn fill(
     w: &mut Walker<'_>,
     view: &BlockView<'_>,
     s: &mut Scratch,
+    mut routes: Option<&mut RouteFields>,
 ) -> Result<(), MovesFail> {
     let plan = view.plan;
     let entry = view.entry();
@@ -161,7 +163,7 @@ pub(crate) fn fill(
             if stuck {
                 for i in 0..m {
                     let f = filler(w, view, s, ear.b, lvl, i)?;
-                    insert(w, view, s, ear, lvl, f)?;
+                    insert(w, view, s, routes.as_deref_mut(), ear, lvl, f)?;
                 }
             }
             for &y in &ys {
@@ -170,7 +172,7 @@ pub(crate) fn fill(
                         "a token to insert is still in its ear".into(),
                     ));
                 }
-                insert(w, view, s, ear, lvl, y)?;
+                insert(w, view, s, routes.as_deref_mut(), ear, lvl, y)?;
             }
             Ok(())
         })();
@@ -223,12 +225,18 @@ fn insert(
     w: &mut Walker<'_>,
     view: &BlockView<'_>,
     s: &mut Scratch,
-    ear: &super::block_plan::Ear,
+    routes: Option<&mut RouteFields>,
+    ear: &Ear,
     lvl: u32,
     t: u32,
 ) -> Result<(), MovesFail> {
-    route_token(w, view, s, t, ear.b, lvl)?;
-    route_blank(w, view, s, ear.a, Some(ear.b), lvl)?;
+    if let Some(routes) = routes {
+        route_token_by_fields(w, view, routes, t, ear.b, lvl)?;
+        route_blank_by_field(w, view, routes, ear.a, Some(ear.b), lvl)?;
+    } else {
+        route_token(w, view, s, t, ear.b, lvl)?;
+        route_blank(w, view, s, ear.a, Some(ear.b), lvl)?;
+    }
     for &x in &ear.interior {
         w.step(view.verts[x as usize])?;
     }
@@ -359,6 +367,85 @@ fn route_token(
     let route = path(view, s, cur, to, None, lvl)?;
     for &q in &route[1..] {
         route_blank(w, view, s, q, Some(cur), lvl)?;
+        w.step(view.verts[cur as usize])?;
+        cur = q;
+    }
+    Ok(())
+}
+
+/// Walks the blank to local `to` inside `level < lvl`, never onto `avoid`, down the distance
+/// field of that question.
+fn route_blank_by_field(
+    w: &mut Walker<'_>,
+    view: &BlockView<'_>,
+    routes: &mut RouteFields,
+    to: u32,
+    avoid: Option<u32>,
+    lvl: u32,
+) -> Result<(), MovesFail> {
+    let mut v = view.local(w.blank());
+    if v == to {
+        return Ok(());
+    }
+    let field = routes.field(view.adj, &view.plan.level, lvl, avoid, to);
+    if field[v as usize] == UNREACHED {
+        return Err(MovesFail::Inconsistent(
+            "no path inside a 2-connected part".into(),
+        ));
+    }
+    while v != to {
+        let d = field[v as usize] - 1;
+        let next = view.adj[v as usize]
+            .iter()
+            .copied()
+            .find(|&u| field[u as usize] == d)
+            .ok_or_else(|| MovesFail::Inconsistent("a distance field without a descent".into()))?;
+        w.step(view.verts[next as usize])?;
+        v = next;
+    }
+    Ok(())
+}
+
+/// Moves token `t` to local `to` inside `level < lvl` along a shortest path, each step by
+/// bringing the blank onto the next vertex around the token, then stepping onto the token. Of
+/// the neighbours one step nearer `to`, the token goes to the one the blank reaches soonest
+/// without crossing the token (the usual greedy of the sliding puzzles).
+fn route_token_by_fields(
+    w: &mut Walker<'_>,
+    view: &BlockView<'_>,
+    routes: &mut RouteFields,
+    t: u32,
+    to: u32,
+    lvl: u32,
+) -> Result<(), MovesFail> {
+    let level = &view.plan.level;
+    let mut cur = view.local(w.pos(t));
+    while cur != to {
+        let here = routes.field(view.adj, level, lvl, None, to)[cur as usize];
+        if here == UNREACHED {
+            return Err(MovesFail::Inconsistent(
+                "no path inside a 2-connected part".into(),
+            ));
+        }
+        let blank = view.local(w.blank()) as usize;
+        let mut best: Option<(u8, u32)> = None;
+        for &q in &view.adj[cur as usize] {
+            if level[q as usize] >= lvl
+                || routes.field(view.adj, level, lvl, None, to)[q as usize] != here - 1
+            {
+                continue;
+            }
+            let cost = routes.field(view.adj, level, lvl, Some(cur), q)[blank];
+            if best.is_none_or(|(c, _)| cost < c) {
+                best = Some((cost, q));
+            }
+        }
+        let Some((_, q)) = best else {
+            return Err(MovesFail::Inconsistent(
+                "a distance field without a descent".into(),
+            ));
+        };
+        route_blank_by_field(w, view, routes, q, Some(cur), lvl)?;
         w.step(view.verts[cur as usize])?;
         cur = q;
     }

@@ -54,6 +54,7 @@ use super::block_plan::{BlockPlan, NoCore, plan_block};
 use super::blocks::{self, Blocks, NONE};
 use super::ear_fill::{self, BlockView, Scratch};
 use super::lasso_words::{self, LassoWords};
+use super::route_fields::RouteFields;
 use super::{PuzzleProblem, PuzzleSolver};
 use crate::memory::MemoryBudget;
 use crate::{Limits, SolveContext, SolveError};
@@ -195,6 +196,8 @@ enum BlockState {
         verts: Vec<u32>,
         adj: Vec<Vec<u32>>,
         plan: BlockPlan,
+        /// The routing's distance fields, kept across targets (small blocks only).
+        routes: Option<Box<RouteFields>>,
         /// Made when the ear construction first fails on this block.
         lassos: Option<Box<LassoWords>>,
     },
@@ -528,6 +531,7 @@ impl PuzzleMover {
                 verts,
                 adj,
                 plan,
+                routes,
                 lassos,
             } => {
                 let view = BlockView {
@@ -553,7 +557,18 @@ impl PuzzleMover {
                             }
                         }
                     }
-                    let result = ear_fill::fill(w, &view, scratch);
+                    let result = ear_fill::fill(w, &view, scratch, routes.as_deref_mut());
+                    if let Some(routes) = routes.as_deref_mut() {
+                        // The fields kept grow with the questions asked; charged as they do.
+                        let bytes = routes.bytes();
+                        if bytes > routes.charged {
+                            w.budget.charge(bytes - routes.charged, || {
+                                "a puzzle block's routing fields".into()
+                            })?;
+                            *plans_charged += bytes - routes.charged;
+                            routes.charged = bytes;
+                        }
+                    }
                     let trace = w.trace.take().unwrap_or_default();
                     match result {
                         Err(MovesFail::Parity | MovesFail::Unsupported(_)) => {
@@ -631,6 +646,7 @@ impl PuzzleMover {
         };
         match plan_block(&adj, bipartite) {
             Ok(plan) => BlockState::General {
+                routes: RouteFields::new(verts.len(), plan.ears.len() + 1).map(Box::new),
                 verts,
                 adj,
                 plan,
