@@ -145,6 +145,7 @@ mod tests {
     /// Against Floyd–Warshall on the same induced subgraph, for random graphs, levels and
     /// avoided vertices, asking every question twice (searched, then stored).
     #[test]
+    #[allow(clippy::needless_range_loop)] // Floyd–Warshall reads best as index loops
     fn fields_are_the_distances_of_floyd_warshall() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
