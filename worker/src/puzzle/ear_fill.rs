@@ -135,17 +135,35 @@ pub(crate) fn fill(
     for (v, &t) in goal.iter().enumerate() {
         s.tok_local[t as usize] = v as u32;
     }
-    for (idx, ear) in plan.ears.iter().enumerate().rev() {
+    for (idx, plan_ear) in plan.ears.iter().enumerate().rev() {
         let lvl = idx as u32 + 1;
-        let m = ear.interior.len();
+        let m = plan_ear.interior.len();
         // The blank into H: if it is on this ear, walk it back to `a`.
         let bl = view.local(w.blank());
         if plan.level[bl as usize] == lvl {
-            let k = ear.interior.iter().position(|&x| x == bl).unwrap_or(0);
+            let k = plan_ear.interior.iter().position(|&x| x == bl).unwrap_or(0);
             for j in (0..k).rev() {
-                w.step(view.verts[ear.interior[j] as usize])?;
+                w.step(view.verts[plan_ear.interior[j] as usize])?;
             }
-            w.step(view.verts[ear.a as usize])?;
+            w.step(view.verts[plan_ear.a as usize])?;
+        }
+        // The ear may be filled from either end; with distance fields the cheaper one is
+        // chosen, estimated from the insertions it needs and the tokens' distances to its `b`.
+        let flipped;
+        let mut ear = plan_ear;
+        let mut need = insertions(w, view, ear, &goal);
+        if let Some(routes) = routes.as_deref_mut() {
+            flipped = Ear {
+                a: plan_ear.b,
+                b: plan_ear.a,
+                interior: plan_ear.interior.iter().rev().copied().collect(),
+            };
+            let need_flipped = insertions(w, view, &flipped, &goal);
+            let cost = estimate(w, view, routes, ear, lvl, &goal, need);
+            if estimate(w, view, routes, &flipped, lvl, &goal, need_flipped) < cost {
+                ear = &flipped;
+                need = need_flipped;
+            }
         }
         let ys: Vec<u32> = ear.interior.iter().map(|&x| goal[x as usize]).collect();
         for (j, &y) in ys.iter().enumerate() {
@@ -155,18 +173,18 @@ pub(crate) fn fill(
             let v = view.local(w.pos(t));
             ear.interior.iter().position(|&x| x == v)
         };
-        let stuck = ys
-            .iter()
-            .enumerate()
-            .any(|(j, &y)| ear_index(w, y).is_some_and(|k| k >= j));
         let result = (|| {
-            if stuck {
-                for i in 0..m {
-                    let f = filler(w, view, s, ear.b, lvl, i)?;
-                    insert(w, view, s, routes.as_deref_mut(), ear, lvl, f)?;
+            let inserted = match need {
+                Insertions::Last(k) => &ys[m - k..],
+                Insertions::AfterFillers => {
+                    for i in 0..m {
+                        let f = filler(w, view, s, ear.b, lvl, i)?;
+                        insert(w, view, s, routes.as_deref_mut(), ear, lvl, f)?;
+                    }
+                    &ys[..]
                 }
-            }
-            for &y in &ys {
+            };
+            for &y in inserted {
                 if ear_index(w, y).is_some() {
                     return Err(MovesFail::Inconsistent(
                         "a token to insert is still in its ear".into(),
@@ -217,6 +235,77 @@ pub(crate) fn fill(
         w.step(view.verts[v as usize])?;
     }
     Ok(())
+}
+
+/// What filling an ear takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Insertions {
+    /// Only the last `k` wanted tokens: the ear's last `m - k` vertices already hold the first
+    /// `m - k` wanted tokens, which `k` insertions shift into place.
+    Last(usize),
+    /// A wanted token would still be queued in the ear at its turn: `m` fillers, then all.
+    AfterFillers,
+}
+
+/// The fewest insertions that fill `ear` (blank off the ear). After `k` insertions of
+/// `z_1, …, z_k` the ear holds `c_{k+1}, …, c_m, z_1, …, z_k` (`c` its tokens now), so `k` works
+/// when `c_{k+1..m}` are the first wanted tokens and each inserted `z_t` sitting on `x_i` now
+/// has left by its turn (`i < t`).
+fn insertions(w: &Walker<'_>, view: &BlockView<'_>, ear: &Ear, goal: &[u32]) -> Insertions {
+    let m = ear.interior.len();
+    let here: Vec<u32> = ear
+        .interior
+        .iter()
+        .map(|&x| w.token_at(view.verts[x as usize]))
+        .collect();
+    let ys: Vec<u32> = ear.interior.iter().map(|&x| goal[x as usize]).collect();
+    for k in 0..=m {
+        if here[k..] != ys[..m - k] {
+            continue;
+        }
+        let in_time = (1..=k).all(|t| {
+            here.iter()
+                .position(|&c| c == ys[m - k + t - 1])
+                .is_none_or(|i| i + 1 < t)
+        });
+        if in_time {
+            return Insertions::Last(k);
+        }
+    }
+    Insertions::AfterFillers
+}
+
+/// A rough count of the moves filling `ear` takes: per insertion about four moves per step of
+/// its token to `b` (the blank going round it) and the walk along the ear; fillers as tokens
+/// next to `b`.
+fn estimate(
+    w: &Walker<'_>,
+    view: &BlockView<'_>,
+    routes: &mut RouteFields,
+    ear: &Ear,
+    lvl: u32,
+    goal: &[u32],
+    need: Insertions,
+) -> u64 {
+    let m = ear.interior.len();
+    let field = routes.field(view.adj, &view.plan.level, lvl, None, ear.b);
+    let (k, fillers) = match need {
+        Insertions::Last(k) => (k, 0),
+        Insertions::AfterFillers => (m, m),
+    };
+    let walk = m as u64 + 3;
+    let tokens: u64 = ear.interior[m - k..]
+        .iter()
+        .map(|&x| {
+            let v = view.local(w.pos(goal[x as usize])) as usize;
+            let d = match field[v] {
+                UNREACHED => u64::from(field[ear.a as usize]) + m as u64,
+                d => u64::from(d),
+            };
+            4 * d + walk
+        })
+        .sum();
+    tokens + fillers as u64 * (8 + walk)
 }
 
 /// Inserts token `t` (in H) into the ear: `t` to `b`, the blank to `a` avoiding `b`, then the
