@@ -50,6 +50,9 @@ pub(crate) struct BlockPlan {
     pub level: Vec<u32>,
     /// Ears in decomposition order (ear `i` is `ears[i - 1]`).
     pub ears: Vec<Ear>,
+    /// The same ears read from the other end (`a` and `b` exchanged, the interior reversed): an
+    /// ear may be filled from either.
+    pub ears_reversed: Vec<Ear>,
     /// Core vertices (local indices); the entry is among them.
     pub core: Vec<u32>,
     /// Index of each local vertex in `core` (`u32::MAX` outside it).
@@ -109,9 +112,18 @@ pub(crate) fn plan_block(adj: &[Vec<u32>], bipartite: bool) -> Result<BlockPlan,
             block_vertices: len,
         });
     }
+    let ears_reversed = ears
+        .iter()
+        .map(|e| Ear {
+            a: e.b,
+            b: e.a,
+            interior: e.interior.iter().rev().copied().collect(),
+        })
+        .collect();
     Ok(BlockPlan {
         level,
         ears,
+        ears_reversed,
         core,
         core_index,
         table,

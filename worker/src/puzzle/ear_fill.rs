@@ -72,6 +72,24 @@ pub(crate) struct Scratch {
     pub mark: Vec<u32>,
     /// The local vertex each token of the block being filled is wanted on.
     tok_local: Vec<u32>,
+    /// The tokens wanted on the ear being filled.
+    ys: Vec<u32>,
+    /// The token's route: the distances to its goal, and the states of the dynamic programme
+    /// (see [`route_token_by_fields`]) with where each layer starts.
+    toward: Vec<u8>,
+    states: Vec<RouteState>,
+    layer_start: Vec<usize>,
+    steps: Vec<u32>,
+}
+
+/// A state of the token's route: the blank's vertex, the token's, the moves so far and the state
+/// it came from.
+#[derive(Debug, Clone, Copy)]
+struct RouteState {
+    blank: u32,
+    token: u32,
+    moves: u32,
+    from: u32,
 }
 
 impl Scratch {
@@ -83,6 +101,11 @@ impl Scratch {
             round: 0,
             mark: vec![0; n],
             tok_local: vec![0; n],
+            ys: Vec::new(),
+            toward: Vec::new(),
+            states: Vec::new(),
+            layer_start: Vec::new(),
+            steps: Vec::new(),
         }
     }
 
@@ -149,23 +172,20 @@ pub(crate) fn fill(
         }
         // The ear may be filled from either end; with distance fields the cheaper one is
         // chosen, estimated from the insertions it needs and the tokens' distances to its `b`.
-        let flipped;
         let mut ear = plan_ear;
-        let mut need = insertions(w, view, ear, &goal);
+        let mut need = insertions(w, view, ear, &goal, lvl);
         if let Some(routes) = routes.as_deref_mut() {
-            flipped = Ear {
-                a: plan_ear.b,
-                b: plan_ear.a,
-                interior: plan_ear.interior.iter().rev().copied().collect(),
-            };
-            let need_flipped = insertions(w, view, &flipped, &goal);
+            let flipped = &plan.ears_reversed[idx];
+            let need_flipped = insertions(w, view, flipped, &goal, lvl);
             let cost = estimate(w, view, routes, ear, lvl, &goal, need);
-            if estimate(w, view, routes, &flipped, lvl, &goal, need_flipped) < cost {
-                ear = &flipped;
+            if estimate(w, view, routes, flipped, lvl, &goal, need_flipped) < cost {
+                ear = flipped;
                 need = need_flipped;
             }
         }
-        let ys: Vec<u32> = ear.interior.iter().map(|&x| goal[x as usize]).collect();
+        let mut ys = std::mem::take(&mut s.ys);
+        ys.clear();
+        ys.extend(ear.interior.iter().map(|&x| goal[x as usize]));
         for (j, &y) in ys.iter().enumerate() {
             s.mark[y as usize] = j as u32 + 1;
         }
@@ -197,13 +217,14 @@ pub(crate) fn fill(
         for &y in &ys {
             s.mark[y as usize] = 0;
         }
-        result?;
-        if !ear
+        let filled = ear
             .interior
             .iter()
             .zip(&ys)
-            .all(|(&x, &y)| w.token_at(view.verts[x as usize]) == y)
-        {
+            .all(|(&x, &y)| w.token_at(view.verts[x as usize]) == y);
+        s.ys = ys;
+        result?;
+        if !filled {
             return Err(MovesFail::Inconsistent("an ear is not filled".into()));
         }
     }
@@ -251,23 +272,30 @@ enum Insertions {
 /// `z_1, …, z_k` the ear holds `c_{k+1}, …, c_m, z_1, …, z_k` (`c` its tokens now), so `k` works
 /// when `c_{k+1..m}` are the first wanted tokens and each inserted `z_t` sitting on `x_i` now
 /// has left by its turn (`i < t`).
-fn insertions(w: &Walker<'_>, view: &BlockView<'_>, ear: &Ear, goal: &[u32]) -> Insertions {
+fn insertions(
+    w: &Walker<'_>,
+    view: &BlockView<'_>,
+    ear: &Ear,
+    goal: &[u32],
+    lvl: u32,
+) -> Insertions {
     let m = ear.interior.len();
-    let here: Vec<u32> = ear
-        .interior
-        .iter()
-        .map(|&x| w.token_at(view.verts[x as usize]))
-        .collect();
-    let ys: Vec<u32> = ear.interior.iter().map(|&x| goal[x as usize]).collect();
+    let here = |i: usize| w.token_at(view.verts[ear.interior[i] as usize]);
+    let wanted = |i: usize| goal[ear.interior[i] as usize];
+    // Where token `y` is on the ear (0-based), if it is.
+    let on_ear = |y: u32| {
+        let v = view.local(w.pos(y));
+        if view.plan.level[v as usize] == lvl {
+            ear.interior.iter().position(|&x| x == v)
+        } else {
+            None
+        }
+    };
     for k in 0..=m {
-        if here[k..] != ys[..m - k] {
+        if !(k..m).all(|i| here(i) == wanted(i - k)) {
             continue;
         }
-        let in_time = (1..=k).all(|t| {
-            here.iter()
-                .position(|&c| c == ys[m - k + t - 1])
-                .is_none_or(|i| i + 1 < t)
-        });
+        let in_time = (1..=k).all(|t| on_ear(wanted(m - k + t - 1)).is_none_or(|i| i + 1 < t));
         if in_time {
             return Insertions::Last(k);
         }
@@ -320,8 +348,7 @@ fn insert(
     t: u32,
 ) -> Result<(), MovesFail> {
     if let Some(routes) = routes {
-        route_token_by_fields(w, view, routes, t, ear.b, lvl)?;
-        route_blank_by_field(w, view, routes, ear.a, Some(ear.b), lvl)?;
+        route_token_by_fields(w, view, s, routes, t, ear, lvl)?;
     } else {
         route_token(w, view, s, t, ear.b, lvl)?;
         route_blank(w, view, s, ear.a, Some(ear.b), lvl)?;
@@ -495,48 +522,112 @@ fn route_blank_by_field(
     Ok(())
 }
 
-/// Moves token `t` to local `to` inside `level < lvl` along a shortest path, each step by
-/// bringing the blank onto the next vertex around the token, then stepping onto the token. Of
-/// the neighbours one step nearer `to`, the token goes to the one the blank reaches soonest
-/// without crossing the token (the usual greedy of the sliding puzzles).
+/// Moves token `t` to the ear's `b` (`to`) inside `level < lvl` along a shortest path, each step
+/// by bringing the blank onto the next vertex around the token, then stepping onto the token;
+/// then the blank to the ear's `a` (`then`) without crossing `to`.
+///
+/// Of the shortest paths the one with the fewest moves in all is taken: after a step the blank
+/// sits where the token was, so a state is the token's vertex and the one it came from, a step
+/// from `(p, c)` to `(c, q)` costs the blank's distance from `p` to `q` avoiding `c` plus one,
+/// and the states form layers by the distance to `to` (dynamic programming over the layers).
 fn route_token_by_fields(
     w: &mut Walker<'_>,
     view: &BlockView<'_>,
+    s: &mut Scratch,
     routes: &mut RouteFields,
     t: u32,
-    to: u32,
+    ear: &Ear,
     lvl: u32,
 ) -> Result<(), MovesFail> {
+    let (to, then) = (ear.b, ear.a);
     let level = &view.plan.level;
-    let mut cur = view.local(w.pos(t));
-    while cur != to {
-        let here = routes.field(view.adj, level, lvl, None, to)[cur as usize];
-        if here == UNREACHED {
+    let start = view.local(w.pos(t));
+    if start != to {
+        s.toward.clear();
+        s.toward
+            .extend_from_slice(routes.field(view.adj, level, lvl, None, to));
+        let toward = &s.toward;
+        if toward[start as usize] == UNREACHED {
             return Err(MovesFail::Inconsistent(
                 "no path inside a 2-connected part".into(),
             ));
         }
-        let blank = view.local(w.blank()) as usize;
-        let mut best: Option<(u8, u32)> = None;
-        for &q in &view.adj[cur as usize] {
-            if level[q as usize] >= lvl
-                || routes.field(view.adj, level, lvl, None, to)[q as usize] != here - 1
-            {
-                continue;
+        // Layer by layer; the first state has the blank wherever it is.
+        let states = &mut s.states;
+        let layer_start = &mut s.layer_start;
+        states.clear();
+        layer_start.clear();
+        layer_start.push(0);
+        states.push(RouteState {
+            blank: view.local(w.blank()),
+            token: start,
+            moves: 0,
+            from: 0,
+        });
+        for d in (0..toward[start as usize]).rev() {
+            let (lo, hi) = (layer_start[layer_start.len() - 1], states.len());
+            layer_start.push(hi);
+            for i in lo..hi {
+                let RouteState {
+                    blank: p,
+                    token: c,
+                    moves,
+                    ..
+                } = states[i];
+                for &q in &view.adj[c as usize] {
+                    if toward[q as usize] != d || level[q as usize] >= lvl {
+                        continue;
+                    }
+                    let around = routes.field(view.adj, level, lvl, Some(c), q)[p as usize];
+                    if around == UNREACHED {
+                        continue;
+                    }
+                    let next = RouteState {
+                        blank: c,
+                        token: q,
+                        moves: moves + u32::from(around) + 1,
+                        from: i as u32,
+                    };
+                    match states[hi..]
+                        .iter_mut()
+                        .find(|x| x.blank == c && x.token == q)
+                    {
+                        Some(x) if x.moves <= next.moves => {}
+                        Some(x) => *x = next,
+                        None => states.push(next),
+                    }
+                }
             }
-            let cost = routes.field(view.adj, level, lvl, Some(cur), q)[blank];
-            if best.is_none_or(|(c, _)| cost < c) {
-                best = Some((cost, q));
+            if states.len() == hi {
+                return Err(MovesFail::Inconsistent(
+                    "a distance field without a descent".into(),
+                ));
             }
         }
-        let Some((_, q)) = best else {
-            return Err(MovesFail::Inconsistent(
-                "a distance field without a descent".into(),
-            ));
-        };
-        route_blank_by_field(w, view, routes, q, Some(cur), lvl)?;
-        w.step(view.verts[cur as usize])?;
-        cur = q;
+        // The last layer has the token on `to`; add the blank's way on to `then`.
+        let lo = layer_start[layer_start.len() - 1];
+        let mut best = (u32::MAX, lo);
+        for (i, x) in states.iter().enumerate().skip(lo) {
+            let after =
+                u32::from(routes.field(view.adj, level, lvl, Some(to), then)[x.blank as usize]);
+            if x.moves + after < best.0 {
+                best = (x.moves + after, i);
+            }
+        }
+        let steps = &mut s.steps;
+        steps.clear();
+        let mut i = best.1;
+        while i != 0 {
+            steps.push(states[i].token);
+            i = states[i].from as usize;
+        }
+        let mut cur = start;
+        for &q in steps.iter().rev() {
+            route_blank_by_field(w, view, routes, q, Some(cur), lvl)?;
+            w.step(view.verts[cur as usize])?;
+            cur = q;
+        }
     }
+    route_blank_by_field(w, view, routes, then, Some(to), lvl)?;
     Ok(())
 }

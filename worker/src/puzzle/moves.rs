@@ -195,7 +195,7 @@ enum BlockState {
     General {
         verts: Vec<u32>,
         adj: Vec<Vec<u32>>,
-        plan: BlockPlan,
+        plan: Box<BlockPlan>,
         /// The routing's distance fields, kept across targets (small blocks only).
         routes: Option<Box<RouteFields>>,
         /// Made when the ear construction first fails on this block.
@@ -649,7 +649,7 @@ impl PuzzleMover {
                 routes: RouteFields::new(verts.len(), plan.ears.len() + 1).map(Box::new),
                 verts,
                 adj,
-                plan,
+                plan: Box::new(plan),
                 lassos: None,
             },
             Err(_) => BlockState::Lassos {
