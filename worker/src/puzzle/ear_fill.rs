@@ -19,10 +19,22 @@
 //! instead ([`lasso_words`](super::lasso_words)). Ears after `i` are never touched again, so each ear
 //! stays filled.
 //!
+//! Fewer insertions when the ear is partly right already: after `k` insertions the ear holds its
+//! last `m - k` tokens of now followed by the `k` inserted, so if its last `m - k` vertices hold
+//! `y_1, …, y_{m-k}` only `y_{m-k+1}, …, y_m` are inserted (none if the ear is filled already).
+//! An ear read backwards (`b` and `a` exchanged) is an ear too; in blocks with distance fields
+//! ([`route_fields`](super::route_fields): blocks of up to about 64 vertices, more when their ears
+//! are long) the end its tokens
+//! are nearer is chosen, and each token takes the shortest path to `b` that costs the fewest
+//! moves in all: the blank's way round the token at each step, and on to `a` at the end, are read
+//! off the fields (dynamic programming over the path's layers). Larger blocks take any shortest
+//! path and route the blank by a breadth-first search that stops at its goal.
+//!
 //! # Complexity
 //! Each insertion moves a token along a shortest path in `H`; each step brings the blank around
-//! the token by a breadth-first search that stops at its goal (a few vertices on grids). In the
-//! worst case `O(n_B · d · (n_B + m_B))` time for a block of `n_B` vertices and diameter `d`, and
+//! the token by a breadth-first search that stops at its goal (a few vertices on grids), or by
+//! reading a distance field searched once per block for all targets. In the worst case
+//! `O(n_B · d · (n_B + m_B))` time for a block of `n_B` vertices and diameter `d`, and
 //! `O(n_B · d · n_B)` moves; Kornhauser, Miller and Spirakis (FOCS 1984) show `O(n³)` moves always
 //! suffice.
 //!

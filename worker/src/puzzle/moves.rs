@@ -214,8 +214,9 @@ enum BlockState {
 /// # Complexity
 /// Building: as [`PuzzleSolver::new`] plus `O(n + m)`. Each target: `O(n)` for the decision and
 /// the cycles, and the block plans' costs (see [`ear_fill`](super::ear_fill) and
-/// [`lasso_words`](super::lasso_words)); a block's plan and lasso words are made once, when a
-/// target first needs them.
+/// [`lasso_words`](super::lasso_words)); a block's plan, its routing fields
+/// ([`route_fields`](super::route_fields)) and lasso words are made once, when a target first
+/// needs them, and serve every later target.
 ///
 /// # Example
 /// ```
