@@ -54,7 +54,7 @@ use super::block_plan::{BlockPlan, NoCore, plan_block};
 use super::blocks::{self, Blocks, NONE};
 use super::ear_fill::{self, BlockView, Scratch};
 use super::lasso_words::{self, LassoWords};
-use super::route_fields::RouteFields;
+use super::route_fields::{MAX_FIELD_BYTES_PER_PUZZLE, RouteFields};
 use super::{PuzzleProblem, PuzzleSolver};
 use crate::memory::MemoryBudget;
 use crate::{Limits, SolveContext, SolveError};
@@ -196,8 +196,11 @@ enum BlockState {
         verts: Vec<u32>,
         adj: Vec<Vec<u32>>,
         plan: Box<BlockPlan>,
-        /// The routing's distance fields, kept across targets (small blocks only).
+        /// The routing's distance fields, kept across targets (small blocks only, within the
+        /// puzzle's allowance for them); made on the block's first fill.
         routes: Option<Box<RouteFields>>,
+        /// Whether `routes` was decided (made or refused) already.
+        routes_decided: bool,
         /// Made when the ear construction first fails on this block.
         lassos: Option<Box<LassoWords>>,
     },
@@ -250,6 +253,8 @@ pub struct PuzzleMover {
     scratch: Scratch,
     /// Bytes of plans charged to a budget so far.
     plans_charged: u64,
+    /// Bytes of the blocks' routing fields so far (within [`MAX_FIELD_BYTES_PER_PUZZLE`]).
+    fields_bytes: u64,
 }
 
 impl PuzzleMover {
@@ -327,6 +332,7 @@ impl PuzzleMover {
             scratch: Scratch::new(largest, n),
             blocks: b,
             plans_charged: 0,
+            fields_bytes: 0,
         })
     }
 
@@ -533,8 +539,23 @@ impl PuzzleMover {
                 adj,
                 plan,
                 routes,
+                routes_decided,
                 lassos,
             } => {
+                if !*routes_decided {
+                    // Fields only within the puzzle's allowance and a quarter of the budget
+                    // left, the index taking at most half of that: a cache, never a refusal.
+                    *routes_decided = true;
+                    let room = MAX_FIELD_BYTES_PER_PUZZLE
+                        .saturating_sub(self.fields_bytes)
+                        .min(w.budget.remaining() / 4);
+                    let levels = plan.ears.len() + 1;
+                    if RouteFields::index_bytes(verts.len(), levels)
+                        .is_some_and(|index| index <= room / 2)
+                    {
+                        *routes = RouteFields::new(verts.len(), levels, room).map(Box::new);
+                    }
+                }
                 let view = BlockView {
                     verts,
                     adj,
@@ -567,6 +588,7 @@ impl PuzzleMover {
                                 "a puzzle block's routing fields".into()
                             })?;
                             *plans_charged += bytes - routes.charged;
+                            self.fields_bytes += bytes - routes.charged;
                             routes.charged = bytes;
                         }
                     }
@@ -647,7 +669,8 @@ impl PuzzleMover {
         };
         match plan_block(&adj, bipartite) {
             Ok(plan) => BlockState::General {
-                routes: RouteFields::new(verts.len(), plan.ears.len() + 1).map(Box::new),
+                routes: None,
+                routes_decided: false,
                 verts,
                 adj,
                 plan: Box::new(plan),

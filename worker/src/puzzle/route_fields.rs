@@ -17,8 +17,10 @@
 //! A question first asked costs one breadth-first search, `O(n_B + m_B)` for a block of `n_B`
 //! vertices and `m_B` edges, and `n_B` bytes; later it is an array look-up. Fields exist only for
 //! blocks of at most [`MAX_FIELD_VERTICES`] vertices whose index (levels × (`n_B` + 1) × `n_B`
-//! slots of 4 bytes) stays under [`MAX_SLOTS`]; the stored fields stop growing at
-//! [`MAX_STORED_BYTES`] (later questions are searched each time). Larger blocks route with a
+//! slots of 4 bytes) stays under [`MAX_SLOTS`] and within the room given (at most
+//! [`MAX_FIELD_BYTES_PER_PUZZLE`] for all blocks of a puzzle and a quarter of the job's memory
+//! budget left, the index at most half of it); the stored fields stop growing at
+//! [`MAX_STORED_BYTES`] or the room (later questions are searched each time). Larger blocks route with a
 //! search that stops at its goal instead (see [`ear_fill`](super::ear_fill)).
 //!
 //! # Example
@@ -41,6 +43,10 @@ pub(crate) const MAX_SLOTS: usize = 1 << 18;
 /// Most bytes of stored fields for one block.
 pub(crate) const MAX_STORED_BYTES: usize = 4 << 20;
 
+/// Most bytes of fields (indices and stored) for all the blocks of one puzzle; blocks past it
+/// route by search.
+pub(crate) const MAX_FIELD_BYTES_PER_PUZZLE: u64 = 16 << 20;
+
 /// The distance fields of one block asked so far.
 #[derive(Debug)]
 pub(crate) struct RouteFields {
@@ -55,17 +61,23 @@ pub(crate) struct RouteFields {
     queue: Vec<u32>,
     /// Bytes already charged to a budget.
     pub charged: u64,
+    /// Most bytes `stored` may take.
+    stored_limit: usize,
 }
 
 impl RouteFields {
     /// Fields for a block of `len` vertices asked with level bounds `lvl < levels`; `None` if the
     /// block is too large for them.
-    pub(crate) fn new(len: usize, levels: usize) -> Option<Self> {
-        let slots = levels.checked_mul(len + 1)?.checked_mul(len)?;
-        if len > MAX_FIELD_VERTICES || slots > MAX_SLOTS {
+    /// `room` bounds the bytes held in all (the index included); `None` also when the index
+    /// alone takes more than half of it.
+    pub(crate) fn new(len: usize, levels: usize, room: u64) -> Option<Self> {
+        let index = Self::index_bytes(len, levels)?;
+        if index > room / 2 {
             return None;
         }
+        let slots = (index / 4) as usize;
         Some(Self {
+            stored_limit: ((room - index) as usize).min(MAX_STORED_BYTES),
             len,
             slot: vec![0; slots],
             stored: Vec::new(),
@@ -73,6 +85,16 @@ impl RouteFields {
             queue: Vec::with_capacity(len),
             charged: 0,
         })
+    }
+
+    /// Bytes of the index for a block of `len` vertices asked with level bounds `lvl < levels`;
+    /// `None` if the block is too large for fields.
+    pub(crate) fn index_bytes(len: usize, levels: usize) -> Option<u64> {
+        let slots = levels.checked_mul(len + 1)?.checked_mul(len)?;
+        if len > MAX_FIELD_VERTICES || slots > MAX_SLOTS {
+            return None;
+        }
+        Some(4 * slots as u64)
     }
 
     /// Bytes held: the index, the stored fields and the search's scratch.
@@ -117,7 +139,11 @@ impl RouteFields {
                 }
             }
         }
-        if self.stored.len() + len > MAX_STORED_BYTES || key >= self.slot.len() {
+        // `stored` grows by doubling: keep its capacity, not only its length, in bounds.
+        let grown = (self.stored.len() + len).max(2 * self.stored.capacity());
+        if (grown > self.stored_limit && self.stored.len() + len > self.stored.capacity())
+            || key >= self.slot.len()
+        {
             return &self.spare;
         }
         self.stored.extend_from_slice(&self.spare);
@@ -135,11 +161,36 @@ mod tests {
     fn the_documented_four_cycle() {
         let adj = vec![vec![1, 3], vec![0, 2], vec![1, 3], vec![2, 0]];
         let level = vec![0; 4];
-        let mut f = RouteFields::new(4, 2).expect("small");
+        let mut f = RouteFields::new(4, 2, 1 << 20).expect("small");
         assert_eq!(f.field(&adj, &level, 1, Some(1), 2), &[2, UNREACHED, 0, 1]);
         // Asked again: the stored answer.
         assert_eq!(f.field(&adj, &level, 1, Some(1), 2), &[2, UNREACHED, 0, 1]);
         assert_eq!(f.field(&adj, &level, 1, None, 2), &[2, 1, 0, 1]);
+    }
+
+    /// A room too small for the index gives no fields; a room with little left for storing
+    /// answers the same, searching each time.
+    #[test]
+    fn the_room_bounds_the_fields() {
+        let adj = vec![vec![1, 3], vec![0, 2], vec![1, 3], vec![2, 0]];
+        let level = vec![0; 4];
+        let index = RouteFields::index_bytes(4, 2).expect("small");
+        assert!(RouteFields::new(4, 2, 2 * index - 1).is_none());
+        let mut tight = RouteFields::new(4, 2, 2 * index).expect("room for the index");
+        tight.stored_limit = 8; // two fields, then searched each time
+        let mut roomy = RouteFields::new(4, 2, 1 << 20).expect("room");
+        for _ in 0..3 {
+            for avoid in [None, Some(0), Some(1), Some(2), Some(3)] {
+                for to in 0..4 {
+                    if avoid == Some(to) {
+                        continue;
+                    }
+                    let want = roomy.field(&adj, &level, 1, avoid, to).to_vec();
+                    assert_eq!(tight.field(&adj, &level, 1, avoid, to), &want[..]);
+                }
+            }
+        }
+        assert!(tight.stored.capacity() <= 8);
     }
 
     /// Against Floyd–Warshall on the same induced subgraph, for random graphs, levels and
@@ -163,7 +214,7 @@ mod tests {
             let level: Vec<u32> = (0..len)
                 .map(|_| rng.random_range(0..levels as u32))
                 .collect();
-            let mut f = RouteFields::new(len, levels + 1).expect("small");
+            let mut f = RouteFields::new(len, levels + 1, 1 << 20).expect("small");
             for _ in 0..2 {
                 for lvl in 1..=levels as u32 {
                     for avoid in (0..len as u32).map(Some).chain([None]) {
