@@ -457,10 +457,11 @@ fn scale() {
 }
 
 /// Every target's sequence with one mover: (wall time, moves, lower bound, refused targets).
-fn all_moves(p: &PuzzleProblem) -> (Duration, u64, u64, usize) {
+fn all_moves(p: &PuzzleProblem) -> (Duration, Duration, u64, u64, usize) {
     let ctx = SolveContext::detached();
     let mut budget = MemoryBudget::new(u64::MAX);
     let t0 = Instant::now();
+    let c0 = cpu();
     let mut mover = PuzzleMover::new(p.n, &p.edges, &p.start, &ctx).expect("prepare");
     let mut walks = Vec::with_capacity(p.targets.len());
     let mut refused = 0;
@@ -475,6 +476,7 @@ fn all_moves(p: &PuzzleProblem) -> (Duration, u64, u64, usize) {
         }
     }
     let wall = t0.elapsed();
+    let cpu_time = cpu().saturating_sub(c0);
     let mut total = 0;
     let mut bound = 0;
     for (t, w) in p.targets.iter().zip(&walks) {
@@ -483,7 +485,7 @@ fn all_moves(p: &PuzzleProblem) -> (Duration, u64, u64, usize) {
             bound += moves_lower_bound(p.n, &p.edges, &p.start, t).expect("reachable");
         }
     }
-    (wall, total, bound, refused)
+    (wall, cpu_time, total, bound, refused)
 }
 
 /// q reachable targets: random walks of `steps` steps of the blank from a random start.
@@ -521,7 +523,7 @@ fn moves() {
         "## moves: contest limits, all q = 1000 targets reachable (median of 5 instances per family)"
     );
     println!(
-        "| family | n | m | all sequences | moves per target | lower bound per target | refused targets |"
+        "| family | n | m | all sequences (median wall, median cpu) | moves per target (mean of the 5) | lower bound per target (mean) | refused targets |"
     );
     println!("|---|---|---|---|---|---|---|");
     let mut rng = ChaCha8Rng::seed_from_u64(47);
@@ -541,10 +543,11 @@ fn moves() {
             let e = relabel(&mut rng, n, &e);
             let m = e.len();
             let p = reachable_problem(&mut rng, n, e, 1000, 500);
-            let (wall, total, bound, refused) = all_moves(&p);
+            let (wall, cpu_time, total, bound, refused) = all_moves(&p);
             let done = (1000 - refused).max(1) as f64;
             rows.push((
                 wall,
+                cpu_time,
                 total as f64 / done,
                 bound as f64 / done,
                 refused,
@@ -554,15 +557,20 @@ fn moves() {
         }
         rows.sort_by_key(|r| r.0);
         let r = &rows[2];
+        let mut cpus: Vec<Duration> = rows.iter().map(|r| r.1).collect();
+        cpus.sort();
+        let moves = rows.iter().map(|r| r.2).sum::<f64>() / rows.len() as f64;
+        let bound = rows.iter().map(|r| r.3).sum::<f64>() / rows.len() as f64;
         println!(
-            "| {name} | {} | {} | {} | {:.0} | {:.0} | {} |",
-            r.4,
+            "| {name} | {} | {} | {} (cpu {}) | {:.0} | {:.0} | {} |",
             r.5,
+            r.6,
             ms(r.0),
-            r.1,
-            r.2,
+            ms(cpus[2]),
+            moves,
+            bound,
             rows.iter()
-                .map(|r| r.3.to_string())
+                .map(|r| r.4.to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -594,7 +602,7 @@ fn moves() {
             start.swap(a, b);
         }
         let p = PuzzleProblem { start, ..check };
-        let (_, moves, lb, refused) = all_moves(&p);
+        let (_, _, moves, lb, refused) = all_moves(&p);
         assert_eq!(refused, 0);
         total += moves;
         bound += lb;
@@ -736,7 +744,7 @@ fn lassos_scrambled() {
             }
             p.targets.push(t);
         }
-        let (wall, total, bound, refused) = all_moves(&p);
+        let (wall, _, total, bound, refused) = all_moves(&p);
         assert_eq!(refused, 0);
         let q = p.targets.len();
         let longest = {

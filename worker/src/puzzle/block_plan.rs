@@ -50,6 +50,9 @@ pub(crate) struct BlockPlan {
     pub level: Vec<u32>,
     /// Ears in decomposition order (ear `i` is `ears[i - 1]`).
     pub ears: Vec<Ear>,
+    /// The same ears read from the other end (`a` and `b` exchanged, the interior reversed): an
+    /// ear may be filled from either.
+    pub ears_reversed: Vec<Ear>,
     /// Core vertices (local indices); the entry is among them.
     pub core: Vec<u32>,
     /// Index of each local vertex in `core` (`u32::MAX` outside it).
@@ -109,9 +112,18 @@ pub(crate) fn plan_block(adj: &[Vec<u32>], bipartite: bool) -> Result<BlockPlan,
             block_vertices: len,
         });
     }
+    let ears_reversed = ears
+        .iter()
+        .map(|e| Ear {
+            a: e.b,
+            b: e.a,
+            interior: e.interior.iter().rev().copied().collect(),
+        })
+        .collect();
     Ok(BlockPlan {
         level,
         ears,
+        ears_reversed,
         core,
         core_index,
         table,
@@ -176,7 +188,9 @@ fn find_core(adj: &[Vec<u32>], bipartite: bool) -> Option<(Vec<u32>, Arrangement
     centres.extend(order.into_iter().skip(1).take(CORE_CENTRES));
     let mut fallback: Option<(Vec<u32>, ArrangementTable)> = None;
     for centre in centres {
-        if let Some((set, table)) = core_near(adj, centre, bipartite, &dist) {
+        // Once a bipartite fallback is known only a non-bipartite core is worth a table.
+        let non_bipartite_only = !bipartite && fallback.is_some();
+        if let Some((set, table)) = core_near(adj, centre, bipartite, non_bipartite_only, &dist) {
             if bipartite || !is_bipartite(adj, &set) {
                 return Some((set, table));
             }
@@ -207,11 +221,17 @@ fn distances(adj: &[Vec<u32>], from: u32) -> Vec<u32> {
     dist
 }
 
-/// The best core among the subsets of the 8 vertices nearest `centre` (see [`find_core`]).
+/// The best core among the subsets of the 8 vertices nearest `centre` (see [`find_core`]); with
+/// `non_bipartite_only`, only a non-bipartite one.
+///
+/// By Wilson's theorem a 2-connected graph other than a cycle or θ0 has the full group
+/// (alternating when bipartite), so θ0 is skipped without a search and the first other candidate
+/// normally gets the only table built; its group order is still checked.
 fn core_near(
     adj: &[Vec<u32>],
     centre: u32,
     bipartite: bool,
+    non_bipartite_only: bool,
     dist: &[u32],
 ) -> Option<(Vec<u32>, ArrangementTable)> {
     let mut near = vec![centre];
@@ -235,12 +255,15 @@ fn core_near(
             .map(|i| near[i])
             .collect();
         let sub = small_adj(adj, &set);
-        if two_connected(&sub) && !is_cycle(&sub) {
+        if two_connected(&sub) && !is_cycle(&sub) && !is_theta0(&sub) {
             candidates.push(set);
         }
     }
     candidates.sort_by_key(|set| (!bipartite && is_bipartite(adj, set), usize::MAX - set.len()));
     for set in candidates {
+        if non_bipartite_only && is_bipartite(adj, &set) {
+            return None;
+        }
         // The blank's goal: the core vertex nearest the entry.
         let goal = (0..set.len())
             .min_by_key(|&i| dist[set[i] as usize])
@@ -286,6 +309,36 @@ fn connected_without(sub: &[Vec<u8>], removed: usize) -> bool {
         }
     }
     (0..r).all(|v| v == removed || seen[v])
+}
+
+/// Whether the small 2-connected graph is θ0: two vertices joined by three paths of 1, 2 and 2
+/// inner vertices (7 vertices, 8 edges), the one 2-connected graph besides the cycles whose
+/// puzzle group is not the full one (Wilson 1974).
+fn is_theta0(sub: &[Vec<u8>]) -> bool {
+    if sub.len() != 7 || sub.iter().map(Vec::len).sum::<usize>() != 16 {
+        return false;
+    }
+    let poles: Vec<usize> = (0..7).filter(|&v| sub[v].len() == 3).collect();
+    if poles.len() != 2 || sub.iter().any(|nb| nb.len() != 2 && nb.len() != 3) {
+        return false;
+    }
+    // Inner vertices of each path leaving the first pole, walked until the other pole.
+    let mut inner: Vec<usize> = sub[poles[0]]
+        .iter()
+        .map(|&first| {
+            let (mut prev, mut cur, mut count) = (poles[0], first as usize, 0);
+            while sub[cur].len() == 2 && count <= 7 {
+                count += 1;
+                let nb = &sub[cur];
+                let next = if nb[0] as usize != prev { nb[0] } else { nb[1] } as usize;
+                prev = cur;
+                cur = next;
+            }
+            count
+        })
+        .collect();
+    inner.sort_unstable();
+    inner == [1, 2, 2]
 }
 
 fn is_cycle(sub: &[Vec<u8>]) -> bool {
@@ -500,6 +553,59 @@ mod tests {
             adj[v as usize].push(u);
         }
         adj
+    }
+
+    /// Wilson's theorem as the core search uses it (full group unless a cycle or θ0), checked
+    /// against the exhaustive search of every arrangement on random 2-connected graphs of 4 to
+    /// 8 vertices and on θ0 itself.
+    #[test]
+    fn theta0_is_the_only_small_exception_the_search_confirms() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(16);
+        // θ0: poles 0 and 1, paths 0-2-1, 0-3-4-1, 0-5-6-1.
+        let theta0 = vec![
+            (0, 2),
+            (2, 1),
+            (0, 3),
+            (3, 4),
+            (4, 1),
+            (0, 5),
+            (5, 6),
+            (6, 1),
+        ];
+        let mut cases = vec![(7usize, theta0)];
+        for _ in 0..300 {
+            let r = rng.random_range(4..=8usize);
+            let mut edges: Vec<(u32, u32)> =
+                (0..r as u32).map(|v| (v, (v + 1) % r as u32)).collect();
+            for _ in 0..rng.random_range(0..=4) {
+                let (u, v) = (rng.random_range(0..r as u32), rng.random_range(0..r as u32));
+                if u != v && !edges.iter().any(|&e| e == (u, v) || e == (v, u)) {
+                    edges.push((u, v));
+                }
+            }
+            cases.push((r, edges));
+        }
+        let mut thetas = 0;
+        for (r, edges) in cases {
+            let adj = adjacency(r, &edges);
+            let all: Vec<u32> = (0..r as u32).collect();
+            let sub = small_adj(&adj, &all);
+            assert!(two_connected(&sub));
+            let table = ArrangementTable::build(&sub, 0);
+            let full: u64 = (1..r as u64).product();
+            let full = if is_bipartite(&adj, &all) {
+                full / 2
+            } else {
+                full
+            };
+            // A cycle's group is its rotations, the full group only for 3 or 4 vertices.
+            let small_cycle_or_other = !is_cycle(&sub) || r <= 4;
+            let predicted = small_cycle_or_other && !is_theta0(&sub);
+            thetas += usize::from(is_theta0(&sub));
+            assert_eq!(table.group_order == full, predicted, "{edges:?}");
+        }
+        assert!(thetas >= 1);
     }
 
     #[test]

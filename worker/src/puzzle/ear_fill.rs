@@ -19,10 +19,22 @@
 //! instead ([`lasso_words`](super::lasso_words)). Ears after `i` are never touched again, so each ear
 //! stays filled.
 //!
+//! Fewer insertions when the ear is partly right already: after `k` insertions the ear holds its
+//! last `m - k` tokens of now followed by the `k` inserted, so if its last `m - k` vertices hold
+//! `y_1, …, y_{m-k}` only `y_{m-k+1}, …, y_m` are inserted (none if the ear is filled already).
+//! An ear read backwards (`b` and `a` exchanged) is an ear too; in blocks with distance fields
+//! ([`route_fields`](super::route_fields): blocks of up to about 64 vertices, more when their ears
+//! are long) the end its tokens
+//! are nearer is chosen, and each token takes the shortest path to `b` that costs the fewest
+//! moves in all: the blank's way round the token at each step, and on to `a` at the end, are read
+//! off the fields (dynamic programming over the path's layers). Larger blocks take any shortest
+//! path and route the blank by a breadth-first search that stops at its goal.
+//!
 //! # Complexity
 //! Each insertion moves a token along a shortest path in `H`; each step brings the blank around
-//! the token by a breadth-first search that stops at its goal (a few vertices on grids). In the
-//! worst case `O(n_B · d · (n_B + m_B))` time for a block of `n_B` vertices and diameter `d`, and
+//! the token by a breadth-first search that stops at its goal (a few vertices on grids), or by
+//! reading a distance field searched once per block for all targets. In the worst case
+//! `O(n_B · d · (n_B + m_B))` time for a block of `n_B` vertices and diameter `d`, and
 //! `O(n_B · d · n_B)` moves; Kornhauser, Miller and Spirakis (FOCS 1984) show `O(n³)` moves always
 //! suffice.
 //!
@@ -31,8 +43,9 @@
 //! Miller–Spirakis (1984); filling a region piece by piece while keeping the rest 2-connected is
 //! how the (n²−1)-puzzle is solved by hand (Ratner & Warmuth, J. Symbolic Comput. 10 (1990)).
 
-use super::block_plan::BlockPlan;
+use super::block_plan::{BlockPlan, Ear};
 use super::moves::{MovesFail, Walker};
+use super::route_fields::{RouteFields, UNREACHED};
 
 /// A block seen from the global puzzle: local vertex `v` is global `verts[v]`; the entry is the
 /// last local vertex.
@@ -71,6 +84,24 @@ pub(crate) struct Scratch {
     pub mark: Vec<u32>,
     /// The local vertex each token of the block being filled is wanted on.
     tok_local: Vec<u32>,
+    /// The tokens wanted on the ear being filled.
+    ys: Vec<u32>,
+    /// The token's route: the distances to its goal, and the states of the dynamic programme
+    /// (see [`route_token_by_fields`]) with where each layer starts.
+    toward: Vec<u8>,
+    states: Vec<RouteState>,
+    layer_start: Vec<usize>,
+    steps: Vec<u32>,
+}
+
+/// A state of the token's route: the blank's vertex, the token's, the moves so far and the state
+/// it came from.
+#[derive(Debug, Clone, Copy)]
+struct RouteState {
+    blank: u32,
+    token: u32,
+    moves: u32,
+    from: u32,
 }
 
 impl Scratch {
@@ -82,6 +113,11 @@ impl Scratch {
             round: 0,
             mark: vec![0; n],
             tok_local: vec![0; n],
+            ys: Vec::new(),
+            toward: Vec::new(),
+            states: Vec::new(),
+            layer_start: Vec::new(),
+            steps: Vec::new(),
         }
     }
 
@@ -106,6 +142,7 @@ pub(crate) fn fill(
     w: &mut Walker<'_>,
     view: &BlockView<'_>,
     s: &mut Scratch,
+    mut routes: Option<&mut RouteFields>,
 ) -> Result<(), MovesFail> {
     let plan = view.plan;
     let entry = view.entry();
@@ -133,19 +170,34 @@ pub(crate) fn fill(
     for (v, &t) in goal.iter().enumerate() {
         s.tok_local[t as usize] = v as u32;
     }
-    for (idx, ear) in plan.ears.iter().enumerate().rev() {
+    for (idx, plan_ear) in plan.ears.iter().enumerate().rev() {
         let lvl = idx as u32 + 1;
-        let m = ear.interior.len();
+        let m = plan_ear.interior.len();
         // The blank into H: if it is on this ear, walk it back to `a`.
         let bl = view.local(w.blank());
         if plan.level[bl as usize] == lvl {
-            let k = ear.interior.iter().position(|&x| x == bl).unwrap_or(0);
+            let k = plan_ear.interior.iter().position(|&x| x == bl).unwrap_or(0);
             for j in (0..k).rev() {
-                w.step(view.verts[ear.interior[j] as usize])?;
+                w.step(view.verts[plan_ear.interior[j] as usize])?;
             }
-            w.step(view.verts[ear.a as usize])?;
+            w.step(view.verts[plan_ear.a as usize])?;
         }
-        let ys: Vec<u32> = ear.interior.iter().map(|&x| goal[x as usize]).collect();
+        // The ear may be filled from either end; with distance fields the cheaper one is
+        // chosen, estimated from the insertions it needs and the tokens' distances to its `b`.
+        let mut ear = plan_ear;
+        let mut need = insertions(w, view, ear, &goal, lvl);
+        if let Some(routes) = routes.as_deref_mut() {
+            let flipped = &plan.ears_reversed[idx];
+            let need_flipped = insertions(w, view, flipped, &goal, lvl);
+            let cost = estimate(w, view, routes, ear, lvl, &goal, need);
+            if estimate(w, view, routes, flipped, lvl, &goal, need_flipped) < cost {
+                ear = flipped;
+                need = need_flipped;
+            }
+        }
+        let mut ys = std::mem::take(&mut s.ys);
+        ys.clear();
+        ys.extend(ear.interior.iter().map(|&x| goal[x as usize]));
         for (j, &y) in ys.iter().enumerate() {
             s.mark[y as usize] = j as u32 + 1;
         }
@@ -153,37 +205,38 @@ pub(crate) fn fill(
             let v = view.local(w.pos(t));
             ear.interior.iter().position(|&x| x == v)
         };
-        let stuck = ys
-            .iter()
-            .enumerate()
-            .any(|(j, &y)| ear_index(w, y).is_some_and(|k| k >= j));
         let result = (|| {
-            if stuck {
-                for i in 0..m {
-                    let f = filler(w, view, s, ear.b, lvl, i)?;
-                    insert(w, view, s, ear, lvl, f)?;
+            let inserted = match need {
+                Insertions::Last(k) => &ys[m - k..],
+                Insertions::AfterFillers => {
+                    for i in 0..m {
+                        let f = filler(w, view, s, ear.b, lvl, i)?;
+                        insert(w, view, s, routes.as_deref_mut(), ear, lvl, f)?;
+                    }
+                    &ys[..]
                 }
-            }
-            for &y in &ys {
+            };
+            for &y in inserted {
                 if ear_index(w, y).is_some() {
                     return Err(MovesFail::Inconsistent(
                         "a token to insert is still in its ear".into(),
                     ));
                 }
-                insert(w, view, s, ear, lvl, y)?;
+                insert(w, view, s, routes.as_deref_mut(), ear, lvl, y)?;
             }
             Ok(())
         })();
         for &y in &ys {
             s.mark[y as usize] = 0;
         }
-        result?;
-        if !ear
+        let filled = ear
             .interior
             .iter()
             .zip(&ys)
-            .all(|(&x, &y)| w.token_at(view.verts[x as usize]) == y)
-        {
+            .all(|(&x, &y)| w.token_at(view.verts[x as usize]) == y);
+        s.ys = ys;
+        result?;
+        if !filled {
             return Err(MovesFail::Inconsistent("an ear is not filled".into()));
         }
     }
@@ -217,18 +270,101 @@ pub(crate) fn fill(
     Ok(())
 }
 
+/// What filling an ear takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Insertions {
+    /// Only the last `k` wanted tokens: the ear's last `m - k` vertices already hold the first
+    /// `m - k` wanted tokens, which `k` insertions shift into place.
+    Last(usize),
+    /// A wanted token would still be queued in the ear at its turn: `m` fillers, then all.
+    AfterFillers,
+}
+
+/// The fewest insertions that fill `ear` (blank off the ear). After `k` insertions of
+/// `z_1, …, z_k` the ear holds `c_{k+1}, …, c_m, z_1, …, z_k` (`c` its tokens now), so `k` works
+/// when `c_{k+1..m}` are the first wanted tokens and each inserted `z_t` sitting on `x_i` now
+/// has left by its turn (`i < t`).
+fn insertions(
+    w: &Walker<'_>,
+    view: &BlockView<'_>,
+    ear: &Ear,
+    goal: &[u32],
+    lvl: u32,
+) -> Insertions {
+    let m = ear.interior.len();
+    let here = |i: usize| w.token_at(view.verts[ear.interior[i] as usize]);
+    let wanted = |i: usize| goal[ear.interior[i] as usize];
+    // Where token `y` is on the ear (0-based), if it is.
+    let on_ear = |y: u32| {
+        let v = view.local(w.pos(y));
+        if view.plan.level[v as usize] == lvl {
+            ear.interior.iter().position(|&x| x == v)
+        } else {
+            None
+        }
+    };
+    for k in 0..=m {
+        if !(k..m).all(|i| here(i) == wanted(i - k)) {
+            continue;
+        }
+        let in_time = (1..=k).all(|t| on_ear(wanted(m - k + t - 1)).is_none_or(|i| i + 1 < t));
+        if in_time {
+            return Insertions::Last(k);
+        }
+    }
+    Insertions::AfterFillers
+}
+
+/// A rough count of the moves filling `ear` takes: per insertion about four moves per step of
+/// its token to `b` (the blank going round it) and the walk along the ear; fillers as tokens
+/// next to `b`.
+fn estimate(
+    w: &Walker<'_>,
+    view: &BlockView<'_>,
+    routes: &mut RouteFields,
+    ear: &Ear,
+    lvl: u32,
+    goal: &[u32],
+    need: Insertions,
+) -> u64 {
+    let m = ear.interior.len();
+    let field = routes.field(view.adj, &view.plan.level, lvl, None, ear.b);
+    let (k, fillers) = match need {
+        Insertions::Last(k) => (k, 0),
+        Insertions::AfterFillers => (m, m),
+    };
+    let walk = m as u64 + 3;
+    let tokens: u64 = ear.interior[m - k..]
+        .iter()
+        .map(|&x| {
+            let v = view.local(w.pos(goal[x as usize])) as usize;
+            let d = match field[v] {
+                UNREACHED => u64::from(field[ear.a as usize]) + m as u64,
+                d => u64::from(d),
+            };
+            4 * d + walk
+        })
+        .sum();
+    tokens + fillers as u64 * (8 + walk)
+}
+
 /// Inserts token `t` (in H) into the ear: `t` to `b`, the blank to `a` avoiding `b`, then the
 /// blank along the ear to `b`.
 fn insert(
     w: &mut Walker<'_>,
     view: &BlockView<'_>,
     s: &mut Scratch,
-    ear: &super::block_plan::Ear,
+    routes: Option<&mut RouteFields>,
+    ear: &Ear,
     lvl: u32,
     t: u32,
 ) -> Result<(), MovesFail> {
-    route_token(w, view, s, t, ear.b, lvl)?;
-    route_blank(w, view, s, ear.a, Some(ear.b), lvl)?;
+    if let Some(routes) = routes {
+        route_token_by_fields(w, view, s, routes, t, ear, lvl)?;
+    } else {
+        route_token(w, view, s, t, ear.b, lvl)?;
+        route_blank(w, view, s, ear.a, Some(ear.b), lvl)?;
+    }
     for &x in &ear.interior {
         w.step(view.verts[x as usize])?;
     }
@@ -362,5 +498,148 @@ fn route_token(
         w.step(view.verts[cur as usize])?;
         cur = q;
     }
+    Ok(())
+}
+
+/// Walks the blank to local `to` inside `level < lvl`, never onto `avoid`, down the distance
+/// field of that question.
+fn route_blank_by_field(
+    w: &mut Walker<'_>,
+    view: &BlockView<'_>,
+    routes: &mut RouteFields,
+    to: u32,
+    avoid: Option<u32>,
+    lvl: u32,
+) -> Result<(), MovesFail> {
+    let mut v = view.local(w.blank());
+    if v == to {
+        return Ok(());
+    }
+    let field = routes.field(view.adj, &view.plan.level, lvl, avoid, to);
+    if field[v as usize] == UNREACHED {
+        return Err(MovesFail::Inconsistent(
+            "no path inside a 2-connected part".into(),
+        ));
+    }
+    while v != to {
+        let d = field[v as usize] - 1;
+        let next = view.adj[v as usize]
+            .iter()
+            .copied()
+            .find(|&u| field[u as usize] == d)
+            .ok_or_else(|| MovesFail::Inconsistent("a distance field without a descent".into()))?;
+        w.step(view.verts[next as usize])?;
+        v = next;
+    }
+    Ok(())
+}
+
+/// Moves token `t` to the ear's `b` (`to`) inside `level < lvl` along a shortest path, each step
+/// by bringing the blank onto the next vertex around the token, then stepping onto the token;
+/// then the blank to the ear's `a` (`then`) without crossing `to`.
+///
+/// Of the shortest paths the one with the fewest moves in all is taken: after a step the blank
+/// sits where the token was, so a state is the token's vertex and the one it came from, a step
+/// from `(p, c)` to `(c, q)` costs the blank's distance from `p` to `q` avoiding `c` plus one,
+/// and the states form layers by the distance to `to` (dynamic programming over the layers).
+fn route_token_by_fields(
+    w: &mut Walker<'_>,
+    view: &BlockView<'_>,
+    s: &mut Scratch,
+    routes: &mut RouteFields,
+    t: u32,
+    ear: &Ear,
+    lvl: u32,
+) -> Result<(), MovesFail> {
+    let (to, then) = (ear.b, ear.a);
+    let level = &view.plan.level;
+    let start = view.local(w.pos(t));
+    if start != to {
+        s.toward.clear();
+        s.toward
+            .extend_from_slice(routes.field(view.adj, level, lvl, None, to));
+        let toward = &s.toward;
+        if toward[start as usize] == UNREACHED {
+            return Err(MovesFail::Inconsistent(
+                "no path inside a 2-connected part".into(),
+            ));
+        }
+        // Layer by layer; the first state has the blank wherever it is.
+        let states = &mut s.states;
+        let layer_start = &mut s.layer_start;
+        states.clear();
+        layer_start.clear();
+        layer_start.push(0);
+        states.push(RouteState {
+            blank: view.local(w.blank()),
+            token: start,
+            moves: 0,
+            from: 0,
+        });
+        for d in (0..toward[start as usize]).rev() {
+            let (lo, hi) = (layer_start[layer_start.len() - 1], states.len());
+            layer_start.push(hi);
+            for i in lo..hi {
+                let RouteState {
+                    blank: p,
+                    token: c,
+                    moves,
+                    ..
+                } = states[i];
+                for &q in &view.adj[c as usize] {
+                    if toward[q as usize] != d || level[q as usize] >= lvl {
+                        continue;
+                    }
+                    let around = routes.field(view.adj, level, lvl, Some(c), q)[p as usize];
+                    if around == UNREACHED {
+                        continue;
+                    }
+                    let next = RouteState {
+                        blank: c,
+                        token: q,
+                        moves: moves + u32::from(around) + 1,
+                        from: i as u32,
+                    };
+                    match states[hi..]
+                        .iter_mut()
+                        .find(|x| x.blank == c && x.token == q)
+                    {
+                        Some(x) if x.moves <= next.moves => {}
+                        Some(x) => *x = next,
+                        None => states.push(next),
+                    }
+                }
+            }
+            if states.len() == hi {
+                return Err(MovesFail::Inconsistent(
+                    "a distance field without a descent".into(),
+                ));
+            }
+        }
+        // The last layer has the token on `to`; add the blank's way on to `then`.
+        let lo = layer_start[layer_start.len() - 1];
+        let mut best = (u32::MAX, lo);
+        for (i, x) in states.iter().enumerate().skip(lo) {
+            let after =
+                u32::from(routes.field(view.adj, level, lvl, Some(to), then)[x.blank as usize]);
+            if x.moves + after < best.0 {
+                best = (x.moves + after, i);
+            }
+        }
+        let steps = &mut s.steps;
+        steps.clear();
+        let mut i = best.1;
+        while i != 0 {
+            steps.push(states[i].token);
+            i = states[i].from as usize;
+        }
+        let mut cur = start;
+        for &q in steps.iter().rev() {
+            route_blank_by_field(w, view, routes, q, Some(cur), lvl)?;
+            w.step(view.verts[cur as usize])?;
+            cur = q;
+        }
+    }
+    route_blank_by_field(w, view, routes, then, Some(to), lvl)?;
     Ok(())
 }

@@ -70,6 +70,7 @@ mod lower_bound;
 mod moves;
 mod parse;
 pub mod reference;
+mod route_fields;
 mod solver;
 
 pub use lower_bound::moves_lower_bound;

@@ -54,6 +54,7 @@ use super::block_plan::{BlockPlan, NoCore, plan_block};
 use super::blocks::{self, Blocks, NONE};
 use super::ear_fill::{self, BlockView, Scratch};
 use super::lasso_words::{self, LassoWords};
+use super::route_fields::{MAX_FIELD_BYTES_PER_PUZZLE, RouteFields};
 use super::{PuzzleProblem, PuzzleSolver};
 use crate::memory::MemoryBudget;
 use crate::{Limits, SolveContext, SolveError};
@@ -194,7 +195,12 @@ enum BlockState {
     General {
         verts: Vec<u32>,
         adj: Vec<Vec<u32>>,
-        plan: BlockPlan,
+        plan: Box<BlockPlan>,
+        /// The routing's distance fields, kept across targets (small blocks only, within the
+        /// puzzle's allowance for them); made on the block's first fill.
+        routes: Option<Box<RouteFields>>,
+        /// Whether `routes` was decided (made or refused) already.
+        routes_decided: bool,
         /// Made when the ear construction first fails on this block.
         lassos: Option<Box<LassoWords>>,
     },
@@ -211,8 +217,9 @@ enum BlockState {
 /// # Complexity
 /// Building: as [`PuzzleSolver::new`] plus `O(n + m)`. Each target: `O(n)` for the decision and
 /// the cycles, and the block plans' costs (see [`ear_fill`](super::ear_fill) and
-/// [`lasso_words`](super::lasso_words)); a block's plan and lasso words are made once, when a
-/// target first needs them.
+/// [`lasso_words`](super::lasso_words)); a block's plan, its routing fields
+/// ([`route_fields`](super::route_fields)) and lasso words are made once, when a target first
+/// needs them, and serve every later target.
 ///
 /// # Example
 /// ```
@@ -246,6 +253,8 @@ pub struct PuzzleMover {
     scratch: Scratch,
     /// Bytes of plans charged to a budget so far.
     plans_charged: u64,
+    /// Bytes of the blocks' routing fields so far (within [`MAX_FIELD_BYTES_PER_PUZZLE`]).
+    fields_bytes: u64,
 }
 
 impl PuzzleMover {
@@ -323,6 +332,7 @@ impl PuzzleMover {
             scratch: Scratch::new(largest, n),
             blocks: b,
             plans_charged: 0,
+            fields_bytes: 0,
         })
     }
 
@@ -528,8 +538,24 @@ impl PuzzleMover {
                 verts,
                 adj,
                 plan,
+                routes,
+                routes_decided,
                 lassos,
             } => {
+                if !*routes_decided {
+                    // Fields only within the puzzle's allowance and a quarter of the budget
+                    // left, the index taking at most half of that: a cache, never a refusal.
+                    *routes_decided = true;
+                    let room = MAX_FIELD_BYTES_PER_PUZZLE
+                        .saturating_sub(self.fields_bytes)
+                        .min(w.budget.remaining() / 4);
+                    let levels = plan.ears.len() + 1;
+                    if RouteFields::index_bytes(verts.len(), levels)
+                        .is_some_and(|index| index <= room / 2)
+                    {
+                        *routes = RouteFields::new(verts.len(), levels, room).map(Box::new);
+                    }
+                }
                 let view = BlockView {
                     verts,
                     adj,
@@ -553,7 +579,19 @@ impl PuzzleMover {
                             }
                         }
                     }
-                    let result = ear_fill::fill(w, &view, scratch);
+                    let result = ear_fill::fill(w, &view, scratch, routes.as_deref_mut());
+                    if let Some(routes) = routes.as_deref_mut() {
+                        // The fields kept grow with the questions asked; charged as they do.
+                        let bytes = routes.bytes();
+                        if bytes > routes.charged {
+                            w.budget.charge(bytes - routes.charged, || {
+                                "a puzzle block's routing fields".into()
+                            })?;
+                            *plans_charged += bytes - routes.charged;
+                            self.fields_bytes += bytes - routes.charged;
+                            routes.charged = bytes;
+                        }
+                    }
                     let trace = w.trace.take().unwrap_or_default();
                     match result {
                         Err(MovesFail::Parity | MovesFail::Unsupported(_)) => {
@@ -631,9 +669,11 @@ impl PuzzleMover {
         };
         match plan_block(&adj, bipartite) {
             Ok(plan) => BlockState::General {
+                routes: None,
+                routes_decided: false,
                 verts,
                 adj,
-                plan,
+                plan: Box::new(plan),
                 lassos: None,
             },
             Err(_) => BlockState::Lassos {

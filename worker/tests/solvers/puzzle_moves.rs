@@ -295,6 +295,51 @@ fn puzzle_moves_wilson_blocks() {
     assert!(sequences > 1000, "{sequences}");
 }
 
+/// Ears of two vertices (ladders: each new square is one), in a block small enough for the
+/// routing's distance fields (2 x 30) and in one too large for them (2 x 150: searched step by
+/// step), with targets
+/// near the start (a few steps of the blank, so many ears are already partly filled and get only
+/// their missing insertions) and far from it. Checked by replaying every sequence and against the
+/// decider.
+#[test]
+fn puzzle_moves_long_ears_with_and_without_distance_fields() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5009);
+    for len in [30u32, 150] {
+        let n = 2 * len;
+        let e = relabel(&mut rng, n, &grid(2, len));
+        let start = random_perm(&mut rng, n);
+        let adj = adjacency(n, &e);
+        let mut targets: Vec<Vec<u32>> = (0..40)
+            .map(|i| {
+                let steps = if i % 4 == 3 {
+                    2000
+                } else {
+                    rng.random_range(1..60)
+                };
+                walk(&mut rng, &adj, &start, steps)
+            })
+            .collect();
+        let mut swapped = targets[0].clone();
+        let (a, b) = if swapped[0] != 0 && swapped[1] != 0 {
+            (0, 1)
+        } else {
+            (2, 3)
+        };
+        swapped.swap(a, b);
+        targets.push(swapped);
+        let p = PuzzleProblem {
+            n,
+            edges: e,
+            start,
+            targets,
+        };
+        let reachable = solve_puzzle(&p, &SolveContext::detached()).expect("decide");
+        let (some, total, bound) = check(&p, &reachable, &format!("ladder 2 x {len}"));
+        assert!(some >= 40, "{some} sequences");
+        eprintln!("ladder 2 x {len}: {some} sequences, {total} moves, lower bound {bound}");
+    }
+}
+
 /// A grid of `k` vertices and, when `n > k`, a path of the rest hung on it (bridges).
 fn return_edges(mut e: Edges, k: u32, n: u32, _rng: &mut ChaCha8Rng) -> Edges {
     for v in k..n {
