@@ -3,6 +3,7 @@
 //! labelling, for graphs too large or too sparse for the bit matrix.
 
 use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
 
 use num_bigint::BigUint;
 
@@ -344,7 +345,15 @@ impl Search<'_> {
             return self.leaf(k, status);
         };
         let cell: Vec<u32> = self.right.cell_at(target).to_vec();
+        let mut orbits = NodeOrbits::default();
         for &y in &cell {
+            if orbits.seen_generators < self.generators.len() {
+                self.update_node_orbits(&mut orbits);
+            }
+            if orbits.is_explored(y) {
+                continue;
+            }
+            orbits.mark_explored(y);
             let mark = self.right.mark();
             self.right.individualise(y);
             let mut trace = Vec::new();
@@ -377,6 +386,20 @@ impl Search<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Adds to `orbits` the generators found since it was last updated that fix the node's path
+    /// (the first path's vertices above the level being worked on, which every generator found
+    /// fixes, and `path_vertices`).
+    fn update_node_orbits(&self, orbits: &mut NodeOrbits) {
+        for g in &self.generators[orbits.seen_generators..] {
+            if self.path_vertices.iter().all(|&v| g.image(v) == v) {
+                for &(x, y) in g.moved() {
+                    orbits.union(x, y);
+                }
+            }
+        }
+        orbits.seen_generators = self.generators.len();
     }
 
     /// A leaf below level `k`: a new best, or an automorphism with the best leaf.
@@ -599,6 +622,54 @@ impl Search<'_> {
 }
 
 /// The ranks of the colour numbers (equal colours, equal ranks; the colours' order kept).
+/// McKay's orbit pruning at a node off the first path: the orbits, on the node's target cell, of
+/// the automorphisms found so far that fix the node's individualised vertices. Two children in
+/// one orbit have subtrees mapped onto each other by such an automorphism (the same leaf forms,
+/// and automorphisms that are products of those found), so one child per orbit is explored.
+/// Union-find over the moved points of those automorphisms, each root marked when a child of
+/// its orbit has been explored.
+#[derive(Default)]
+struct NodeOrbits {
+    parent: HashMap<u32, u32>,
+    explored: HashSet<u32>,
+    /// Generators looked at so far (`generators[..seen_generators]`).
+    seen_generators: usize,
+}
+
+impl NodeOrbits {
+    fn find(&mut self, mut x: u32) -> u32 {
+        while let Some(&up) = self.parent.get(&x) {
+            if up == x {
+                break;
+            }
+            let grand = self.parent.get(&up).copied().unwrap_or(up);
+            self.parent.insert(x, grand);
+            x = up;
+        }
+        x
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.parent.insert(a, b);
+            if self.explored.remove(&a) {
+                self.explored.insert(b);
+            }
+        }
+    }
+
+    fn is_explored(&mut self, x: u32) -> bool {
+        let root = self.find(x);
+        self.explored.contains(&root)
+    }
+
+    fn mark_explored(&mut self, x: u32) {
+        let root = self.find(x);
+        self.explored.insert(root);
+    }
+}
+
 fn colour_ranks(graph: &UndirectedGraph) -> Vec<u32> {
     match &graph.colours {
         None => vec![0; graph.vertices as usize],
