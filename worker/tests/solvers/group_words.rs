@@ -336,6 +336,11 @@ fn group_words_distinct_members_distinct_words() {
     assert_eq!(seen.len(), 5_040);
 }
 
+/// `m!`, for the orders of products of giants.
+fn factorial(m: usize) -> num_bigint::BigUint {
+    (2..=m as u64).map(num_bigint::BigUint::from).product()
+}
+
 /// A uniformly random permutation of `points` (the other points of `0..d` fixed).
 fn random_on(points: &[u32], d: usize, rng: &mut ChaCha8Rng) -> Perm {
     let mut shuffled = points.to_vec();
@@ -638,11 +643,6 @@ fn group_words_products_of_giants_factor_by_factor() {
         &Limits::default(),
     )
     .expect("builds");
-    let factorial = |m: usize| {
-        (2..=m as u64)
-            .map(num_bigint::BigUint::from)
-            .product::<num_bigint::BigUint>()
-    };
     assert_eq!(
         group.order(),
         factorial(30) * factorial(41) / 2u32 * factorial(25)
@@ -715,11 +715,6 @@ fn group_words_products_of_giants_with_generators_moving_every_orbit() {
         &Limits::default(),
     )
     .expect("builds");
-    let factorial = |m: usize| {
-        (2..=m as u64)
-            .map(num_bigint::BigUint::from)
-            .product::<num_bigint::BigUint>()
-    };
     assert_eq!(
         group.order(),
         factorial(30) * factorial(41) * factorial(25) / 4u32,

@@ -27,6 +27,7 @@ use num_bigint::BigUint;
 
 use super::giant::{Giant, GiantWords};
 use super::group_words::WordEffort;
+use super::orbit_product::{orbit_positions, preserves_orbits};
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -36,13 +37,14 @@ use crate::group::{Perm, PermGroup};
 /// conjugate in it from `m = 5` on).
 const LEAST_ORBIT: usize = 5;
 
-/// The non-trivial orbits of `group` if it is a product of giants on at least two orbits: every
+/// The non-trivial orbits of `group` (points increasing) if it is a product of giants on at least
+/// two orbits: every
 /// such orbit has at least five points and `|G| = Π m_i!/2 · 2^r`, `r` the rank of the
 /// generators' parity vectors (see the module documentation).
 ///
 /// Complexity: O(d · k) for the parity vectors, O(k² · g / 64) for the rank.
 pub(super) fn giant_product_orbits(group: &PermGroup) -> Option<Vec<Vec<u32>>> {
-    let orbits: Vec<Vec<u32>> = group
+    let mut orbits: Vec<Vec<u32>> = group
         .orbits_ref()
         .iter()
         .filter(|o| o.len() > 1)
@@ -51,7 +53,9 @@ pub(super) fn giant_product_orbits(group: &PermGroup) -> Option<Vec<Vec<u32>>> {
     if orbits.len() < 2 || orbits.iter().any(|o| o.len() < LEAST_ORBIT) {
         return None;
     }
-    let parity = ParitySpace::of(group, &orbits);
+    orbits.iter_mut().for_each(|o| o.sort_unstable());
+    let position = orbit_positions(group.degree(), orbits.iter().map(Vec::as_slice));
+    let parity = ParitySpace::of(group, &orbits, &position);
     let mut order = BigUint::from(1u32) << parity.rank();
     for orbit in &orbits {
         let factorial: BigUint = (3..=orbit.len() as u64).product();
@@ -63,9 +67,9 @@ pub(super) fn giant_product_orbits(group: &PermGroup) -> Option<Vec<Vec<u32>>> {
 /// Words for a product of giants (see the module documentation).
 #[derive(Debug)]
 pub(super) struct GiantProductWords {
-    degree: usize,
-    /// Each orbit's points (increasing) and the words of its alternating group.
-    orbits: Vec<(Vec<u32>, GiantWords)>,
+    /// Each orbit's points (increasing), and the words of its alternating group.
+    orbits: Vec<Vec<u32>>,
+    words: Vec<GiantWords>,
     /// `position[x]`: `(orbit, index in it)`, or `None` for a point no generator moves.
     position: Vec<Option<(u32, u32)>>,
     parity: ParitySpace,
@@ -93,41 +97,28 @@ impl GiantProductWords {
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<GiantProductWords, SolveError> {
-        let degree = group.degree();
-        let mut position = vec![None; degree];
-        for (i, orbit) in orbits.iter().enumerate() {
-            for (j, &x) in orbit.iter().enumerate() {
-                position[x as usize] = Some((i as u32, j as u32));
-            }
-        }
-        let parity = ParitySpace::of(group, &orbits);
-        let mut held = degree as u64 * 12 + parity.bytes();
-        let mut built = Vec::with_capacity(orbits.len());
-        for mut orbit in orbits {
+        let position = orbit_positions(group.degree(), orbits.iter().map(Vec::as_slice));
+        let parity = ParitySpace::of(group, &orbits, &position);
+        let mut held = group.degree() as u64 * 12 + parity.bytes();
+        let mut words = Vec::with_capacity(orbits.len());
+        for orbit in &orbits {
             ctx.check()?;
-            orbit.sort_unstable();
             // The parity is fixed for all orbits at once, so each orbit only sees even elements.
-            let words = GiantWords::on_orbit(
+            let orbit_words = GiantWords::on_orbit(
                 group,
-                &orbit,
+                orbit,
                 Giant::Alternating,
                 effort,
                 ctx,
                 budget_bytes.saturating_sub(held),
                 limit_name,
             )?;
-            held = held.saturating_add(words.bytes() + orbit.len() as u64 * 4);
-            built.push((orbit, words));
-        }
-        // The orbits were re-sorted: number their points again.
-        for (i, (orbit, _)) in built.iter().enumerate() {
-            for (j, &x) in orbit.iter().enumerate() {
-                position[x as usize] = Some((i as u32, j as u32));
-            }
+            held = held.saturating_add(orbit_words.bytes() + orbit.len() as u64 * 4);
+            words.push(orbit_words);
         }
         Ok(GiantProductWords {
-            degree,
-            orbits: built,
+            orbits,
+            words,
             position,
             parity,
             generators: group.generators().to_vec(),
@@ -141,27 +132,15 @@ impl GiantProductWords {
     ///
     /// Complexity: O(d · k) for the parity correction, then one giant's word per orbit.
     pub(super) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
-        if g.degree() != self.degree {
+        if !preserves_orbits(g, &self.position) {
             return Ok(None);
-        }
-        // A member maps every orbit onto itself and fixes the points no generator moves.
-        for x in 0..self.degree as u32 {
-            let y = g.image(x);
-            let same = match (self.position[x as usize], self.position[y as usize]) {
-                (Some((a, _)), Some((b, _))) => a == b,
-                (None, None) => x == y,
-                _ => false,
-            };
-            if !same {
-                return Ok(None);
-            }
         }
         let signs = parity_vector(g, &self.orbits, &self.position);
         let Some(chosen) = self.parity.solve(&signs) else {
             return Ok(None); // a parity vector no member has
         };
         // y: the chosen generators in increasing order; z = g · y⁻¹ is even on every orbit.
-        let mut y = Perm::identity(self.degree);
+        let mut y = Perm::identity(g.degree());
         let mut y_word = Word::identity();
         for &j in &chosen {
             y = y.compose(&self.generators[j as usize]);
@@ -169,7 +148,7 @@ impl GiantProductWords {
         }
         let z = g.compose(&y.inverse());
         let mut word = Word::identity();
-        for (orbit, words) in &self.orbits {
+        for (orbit, words) in self.orbits.iter().zip(&self.words) {
             let inner: Vec<u32> = orbit
                 .iter()
                 .map(|&x| self.position[z.image(x) as usize].map_or(0, |(_, j)| j))
@@ -200,7 +179,7 @@ impl GiantProductWords {
 
     /// The orbits' base elements' mean and largest word length, for benchmarks.
     pub(super) fn entry_lengths(&self) -> (f64, u64) {
-        let lengths: Vec<u64> = self.orbits.iter().map(|(_, w)| w.base_len()).collect();
+        let lengths: Vec<u64> = self.words.iter().map(GiantWords::base_len).collect();
         let mean = lengths.iter().sum::<u64>() as f64 / lengths.len().max(1) as f64;
         (mean, lengths.into_iter().max().unwrap_or(0))
     }
@@ -222,13 +201,9 @@ fn xor_into(target: &mut Bits, source: &Bits) {
 }
 
 /// The sign of `g` on each orbit, as a bit set (bit `i` set: odd on orbit `i`).
-fn parity_vector(
-    g: &Perm,
-    orbits: &[(Vec<u32>, GiantWords)],
-    position: &[Option<(u32, u32)>],
-) -> Bits {
+fn parity_vector(g: &Perm, orbits: &[Vec<u32>], position: &[Option<(u32, u32)>]) -> Bits {
     let mut signs = vec![0u64; orbits.len().div_ceil(64)];
-    for (i, (orbit, _)) in orbits.iter().enumerate() {
+    for (i, orbit) in orbits.iter().enumerate() {
         if !is_even_on(g, orbit, position) {
             flip(&mut signs, i);
         }
@@ -264,24 +239,13 @@ struct ParitySpace {
 }
 
 impl ParitySpace {
-    /// The span of the parity vectors of `group`'s generators on `orbits`.
-    fn of(group: &PermGroup, orbits: &[Vec<u32>]) -> ParitySpace {
-        let mut position = vec![None; group.degree()];
-        for (i, orbit) in orbits.iter().enumerate() {
-            for (j, &x) in orbit.iter().enumerate() {
-                position[x as usize] = Some((i as u32, j as u32));
-            }
-        }
-        let words = orbits.len().div_ceil(64);
+    /// The span of the parity vectors of `group`'s generators on `orbits` (`position` from
+    /// [`orbit_positions`]).
+    fn of(group: &PermGroup, orbits: &[Vec<u32>], position: &[Option<(u32, u32)>]) -> ParitySpace {
         let generator_words = group.generators().len().div_ceil(64);
         let mut space = ParitySpace { basis: Vec::new() };
         for (j, g) in group.generators().iter().enumerate() {
-            let mut vector = vec![0u64; words];
-            for (i, orbit) in orbits.iter().enumerate() {
-                if !is_even_on(g, orbit, &position) {
-                    flip(&mut vector, i);
-                }
-            }
+            let vector = parity_vector(g, orbits, position);
             let mut combination = vec![0u64; generator_words];
             flip(&mut combination, j);
             space.insert(vector, combination);

@@ -84,16 +84,9 @@ impl MovedPoints {
                 return None;
             }
         }
-        let inner: Vec<u32> = self
-            .moved
-            .iter()
-            .map(|&x| self.to_inner[g.image(x) as usize])
-            .collect();
-        (!inner.contains(&NONE)).then_some(inner)
+        self.restrict_action(g)
     }
-}
 
-impl MovedPoints {
     /// The action of `g` on the points (numbered), whatever it does elsewhere, or `None` when it
     /// maps one of them outside the set (or has another degree). O(|points|).
     pub(super) fn restrict_action(&self, g: &Perm) -> Option<Vec<u32>> {

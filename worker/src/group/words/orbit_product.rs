@@ -35,7 +35,6 @@ struct Factor {
 /// Words for a direct product of groups on disjoint orbits (see the module documentation).
 #[derive(Debug)]
 pub(super) struct OrbitProductWords {
-    degree: usize,
     factors: Vec<Factor>,
     /// `position[x]`: `(factor, index in its orbit)` of point `x`, or `None` for a point no
     /// generator moves.
@@ -75,6 +74,38 @@ pub(super) fn orbit_factors(group: &PermGroup) -> Option<Vec<(Vec<u32>, Vec<u32>
     Some(orbits.into_iter().cloned().zip(classes).collect::<Vec<_>>())
 }
 
+/// `position[x]`: `(orbit, index of x in it)` for the points of `orbits`, `None` for the others.
+///
+/// Complexity: O(d + Σ |orbit|).
+pub(super) fn orbit_positions<'a>(
+    degree: usize,
+    orbits: impl Iterator<Item = &'a [u32]>,
+) -> Vec<Option<(u32, u32)>> {
+    let mut position = vec![None; degree];
+    for (i, orbit) in orbits.enumerate() {
+        for (j, &x) in orbit.iter().enumerate() {
+            position[x as usize] = Some((i as u32, j as u32));
+        }
+    }
+    position
+}
+
+/// Whether `g` (of the positions' degree) maps every orbit onto itself and fixes the points of
+/// no orbit, as every member of a group with these orbits does.
+///
+/// Complexity: O(d).
+pub(super) fn preserves_orbits(g: &Perm, position: &[Option<(u32, u32)>]) -> bool {
+    g.degree() == position.len()
+        && (0..position.len() as u32).all(|x| {
+            let y = g.image(x);
+            match (position[x as usize], position[y as usize]) {
+                (Some((a, _)), Some((b, _))) => a == b,
+                (None, None) => x == y,
+                _ => false,
+            }
+        })
+}
+
 impl OrbitProductWords {
     /// Builds the factors' groups and words.
     ///
@@ -96,16 +127,13 @@ impl OrbitProductWords {
         limit_name: &'static str,
     ) -> Result<OrbitProductWords, SolveError> {
         let degree = group.degree();
-        let mut position = vec![None; degree];
+        let position = orbit_positions(degree, factors.iter().map(|(orbit, _)| orbit.as_slice()));
         let mut built = Vec::with_capacity(factors.len());
         // What stays: the position table, the orbits and the factors' words. A factor's group
         // (its chain) lives only while its words are built.
         let mut held = (degree as u64) * 12;
-        for (f, (orbit, generator_index)) in factors.into_iter().enumerate() {
+        for (orbit, generator_index) in factors {
             ctx.check()?;
-            for (i, &x) in orbit.iter().enumerate() {
-                position[x as usize] = Some((f as u32, i as u32));
-            }
             let local = |g: &Perm| {
                 let images = orbit
                     .iter()
@@ -140,7 +168,6 @@ impl OrbitProductWords {
             });
         }
         Ok(OrbitProductWords {
-            degree,
             factors: built,
             position,
             orders: GeneratorOrders::of(group.generators()),
@@ -154,20 +181,8 @@ impl OrbitProductWords {
     ///
     /// Complexity: O(d) for the restrictions, then one query per factor.
     pub(super) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
-        if g.degree() != self.degree {
+        if !preserves_orbits(g, &self.position) {
             return Ok(None);
-        }
-        // A member maps every orbit onto itself and fixes the points no generator moves.
-        for x in 0..self.degree as u32 {
-            let y = g.image(x);
-            let same = match (self.position[x as usize], self.position[y as usize]) {
-                (Some((a, _)), Some((b, _))) => a == b,
-                (None, None) => x == y,
-                _ => false,
-            };
-            if !same {
-                return Ok(None);
-            }
         }
         let mut word = Word::identity();
         for factor in &self.factors {
