@@ -48,6 +48,9 @@ const CASES: &[&str] = &[
     "alt1000_random",
     "sym50xsym40_mixed",
     "sym100xsym80_mixed",
+    "sym2wrsym50_random",
+    "sym2wrsym200_random",
+    "diagonal_sym50_random",
 ];
 
 fn main() {
@@ -130,6 +133,7 @@ fn main() {
                     "n/a".into(),
                     "n/a".into(),
                 ),
+                GapOutcome::OutOfMemory => ("out of its 8 GB".into(), "n/a".into(), "n/a".into()),
             })
             .unwrap_or_else(|| ("n/a".into(), "n/a".into(), "n/a".into()));
         println!(
@@ -157,6 +161,9 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "alt1000_random" => (1000, random_even_pair(1000, 1000)),
         "sym50xsym40_mixed" => (90, random_product_pair(50, 40, 90)),
         "sym100xsym80_mixed" => (180, random_product_pair(100, 80, 180)),
+        "sym2wrsym50_random" => (100, random_wreath(50, 3, 100)),
+        "sym2wrsym200_random" => (400, random_wreath(200, 3, 400)),
+        "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         other => panic!("unknown case {other}"),
     }
 }
@@ -189,6 +196,52 @@ fn random_product_pair(a: usize, b: usize, seed: u64) -> Vec<Perm> {
                 for i in (1..len).rev() {
                     images.swap(start + i, start + rng.random_range(0..=i));
                 }
+            }
+            Perm::from_images(images, "random").expect("a permutation")
+        })
+        .collect()
+}
+
+/// A random permutation of `0..n`.
+fn shuffled(n: usize, rng: &mut ChaCha8Rng) -> Vec<u32> {
+    let mut images: Vec<u32> = (0..n as u32).collect();
+    images.shuffle(rng);
+    images
+}
+
+/// `count` random elements of `Sym(2) wr Sym(m)` (blocks of two points, each element permuting
+/// the blocks and swapping inside some), relabelled by a random permutation of the `2m` points.
+fn random_wreath(m: usize, count: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let relabel = shuffled(2 * m, &mut rng);
+    (0..count)
+        .map(|_| {
+            let blocks = shuffled(m, &mut rng);
+            let mut images = vec![0u32; 2 * m];
+            for (i, &b) in blocks.iter().enumerate() {
+                let flip = rng.random_range(0..2u32);
+                for half in 0..2u32 {
+                    let x = relabel[2 * i + half as usize];
+                    images[x as usize] = relabel[(2 * b + (half ^ flip)) as usize];
+                }
+            }
+            Perm::from_images(images, "random").expect("a permutation")
+        })
+        .collect()
+}
+
+/// `count` random elements of `Sym(m)` acting on two copies of its points at once (the second
+/// copy relabelled at random): a diagonal product, faithful on each copy.
+fn random_diagonal(m: usize, count: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let relabel = shuffled(m, &mut rng);
+    (0..count)
+        .map(|_| {
+            let p = shuffled(m, &mut rng);
+            let mut images = vec![0u32; 2 * m];
+            for x in 0..m {
+                images[x] = p[x];
+                images[m + relabel[x] as usize] = m as u32 + relabel[p[x] as usize];
             }
             Perm::from_images(images, "random").expect("a permutation")
         })
@@ -302,6 +355,8 @@ enum GapOutcome {
     Done(f64, f64, u64, f64),
     /// Still running at the timeout.
     TimedOut,
+    /// Stopped by its 8 GB memory limit.
+    OutOfMemory,
 }
 
 /// Runs GAP's factorisation on the same generators and elements, for at most `timeout`.
@@ -333,7 +388,7 @@ fn run_gap(
         .arg(&script)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .ok()?;
     // GAP's factorisation of a giant of large degree runs for hours: give up after the timeout.
@@ -353,6 +408,10 @@ fn run_gap(
     }
     let out = child.wait_with_output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
+    // GAP writes its errors to stderr; a few lines, read once it has stopped.
+    if String::from_utf8_lossy(&out.stderr).contains("reached the pre-set memory limit") {
+        return Some(GapOutcome::OutOfMemory);
+    }
     let line = text.lines().find(|l| l.starts_with("GAPWORDS "))?;
     let v: Vec<f64> = line
         .split_whitespace()

@@ -31,6 +31,7 @@ mod cyclic;
 mod giant_recognition;
 mod invariant_lines;
 mod job;
+mod minimal_blocks;
 mod orbits;
 mod perm;
 mod perm_group;
@@ -54,4 +55,7 @@ pub use perm_group::{
 };
 pub use schreier_sims::{LevelProof, LevelProofPolicy};
 pub use text_format::{parse_group_text, parse_group_text_with_limits};
-pub use words::{GIANT_WORDS_FROM_DEGREE, GroupWords, Word, WordEffort, WordLetter, WordMethod};
+pub use words::{
+    ACTION_WORDS_FROM_BASE, GIANT_WORDS_FROM_DEGREE, GroupWords, Word, WordEffort, WordLetter,
+    WordMethod,
+};

@@ -786,3 +786,138 @@ fn group_words_products_of_giants_with_generators_moving_every_orbit() {
         );
     }
 }
+
+/// A random element of `C_b wr Sym(m)` on `b·m` points (block `i` is `relabel[b·i..b·i+b]`):
+/// a random permutation of the blocks and a random rotation inside each, the rotations summing
+/// to `rotation_sum` modulo `b` when it is given (then it lies in the subgroup of that sum).
+fn random_wreath_element(
+    b: usize,
+    m: usize,
+    relabel: &[u32],
+    rotation_sum: Option<usize>,
+    rng: &mut ChaCha8Rng,
+) -> Perm {
+    let mut blocks: Vec<usize> = (0..m).collect();
+    blocks.shuffle(rng);
+    let mut rotations: Vec<usize> = (0..m).map(|_| rng.random_range(0..b)).collect();
+    if let Some(sum) = rotation_sum {
+        let others: usize = rotations[1..].iter().sum();
+        rotations[0] = (sum + b * m - others % b) % b;
+    }
+    let mut images = vec![0u32; b * m];
+    for (i, (&to, &r)) in blocks.iter().zip(&rotations).enumerate() {
+        for j in 0..b {
+            images[relabel[b * i + j] as usize] = relabel[b * to + (j + r) % b];
+        }
+    }
+    Perm::from_images(images, "wreath").expect("a permutation")
+}
+
+/// Groups with a long base that are neither giants nor products of giants get their words
+/// through an action with an elementary abelian kernel: `C_2 wr Sym(30)` and its subgroup of
+/// even flips (kernel `C_2^29`: an odd number of flips is a non-member with a member's image on
+/// the blocks), `C_3 wr Sym(26)`, and `Sym(30)` acting on two copies of its points (faithful on
+/// each: trivial kernel). Orders against their formulas, each random member's word multiplied
+/// out here, and non-members (by construction) get none.
+#[test]
+fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5021);
+    for (b, m, sum) in [(2usize, 30usize, None), (2, 30, Some(0)), (3, 26, None)] {
+        let d = b * m;
+        let mut relabel: Vec<u32> = (0..d as u32).collect();
+        relabel.shuffle(&mut rng);
+        let gens: Vec<Perm> = (0..3)
+            .map(|_| random_wreath_element(b, m, &relabel, sum, &mut rng))
+            .collect();
+        let group = PermGroup::new(
+            d,
+            gens.clone(),
+            &SolveContext::detached(),
+            &Limits::default(),
+        )
+        .expect("builds");
+        let kernel_rank = if sum.is_some() { m - 1 } else { m } as u32;
+        assert_eq!(
+            group.order(),
+            factorial(m) * num_bigint::BigUint::from(b).pow(kernel_rank),
+            "C_{b} wr Sym({m}), rotation sum {sum:?}"
+        );
+        let words = words_for(&group, 1);
+        assert_eq!(
+            words.method(),
+            WordMethod::ActionKernel,
+            "C_{b} wr Sym({m})"
+        );
+        for _ in 0..20 {
+            let x = random_wreath_element(b, m, &relabel, sum, &mut rng);
+            let word = words.word_of(&x).expect("member");
+            assert_reduced(&word, "wreath product");
+            assert_eq!(
+                multiply_out(&word, &gens, d),
+                x.images(),
+                "C_{b} wr Sym({m})"
+            );
+        }
+        let across = perm(&format!("({},{})", relabel[0] + 1, relabel[b] + 1), d);
+        assert!(words.word_of(&across).is_none(), "a swap across blocks");
+        if sum.is_some() {
+            let odd = random_wreath_element(b, m, &relabel, Some(1), &mut rng);
+            assert!(words.word_of(&odd).is_none(), "an odd number of flips");
+        }
+    }
+
+    // Sym(30) on two copies of its points, the second relabelled.
+    let (m, d) = (30usize, 60usize);
+    let mut relabel: Vec<u32> = (0..m as u32).collect();
+    relabel.shuffle(&mut rng);
+    let diagonal = |p: &Perm, q: &Perm| {
+        let mut images = vec![0u32; d];
+        for x in 0..m {
+            images[x] = p.image(x as u32);
+            images[m + relabel[x] as usize] = m as u32 + relabel[q.image(x as u32) as usize];
+        }
+        Perm::from_images(images, "diagonal").expect("a permutation")
+    };
+    let points: Vec<u32> = (0..m as u32).collect();
+    // Two random permutations, the first odd (so that they generate Sym(30), not Alt(30)).
+    let gens: Vec<Perm> = (0..2)
+        .map(|i| {
+            loop {
+                let p = random_on(&points, m, &mut rng);
+                if i > 0 || !even(&p) {
+                    break diagonal(&p, &p);
+                }
+            }
+        })
+        .collect();
+    let group = PermGroup::new(
+        d,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    assert_eq!(group.order(), factorial(m), "the diagonal Sym(30)");
+    let words = words_for(&group, 1);
+    assert_eq!(
+        words.method(),
+        WordMethod::ActionKernel,
+        "the diagonal Sym(30)"
+    );
+    for _ in 0..20 {
+        let p = random_on(&points, m, &mut rng);
+        let x = diagonal(&p, &p);
+        let word = words.word_of(&x).expect("member");
+        assert_eq!(
+            multiply_out(&word, &gens, d),
+            x.images(),
+            "a diagonal member"
+        );
+    }
+    let p = random_on(&points, m, &mut rng);
+    let q = p.compose(&perm("(1,2)", m));
+    assert!(
+        words.word_of(&diagonal(&p, &q)).is_none(),
+        "different on the two copies"
+    );
+}

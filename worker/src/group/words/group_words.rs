@@ -4,8 +4,10 @@
 //! tables would not fit in memory, one of these per orbit ([`OrbitProductWords`]) when every
 //! generator moves the points of one orbit only (a direct product given factor by factor), and
 //! per orbit with a parity correction ([`GiantProductWords`]) for a product of giants whose
-//! generators move several orbits at once.
+//! generators move several orbits at once, and through an action on one orbit or on blocks
+//! ([`ActionKernelWords`]) for other groups with a long base, whose kernel is elementary abelian.
 
+use super::action_kernel::ActionKernelWords;
 use super::giant::{GiantWords, giant_of_moved_points};
 use super::giant_product::{GiantProductWords, giant_product_orbits};
 use super::minkwitz::MinkwitzTables;
@@ -43,6 +45,13 @@ impl Default for WordEffort {
 /// as `m³` in memory.
 pub const GIANT_WORDS_FROM_DEGREE: usize = 24;
 
+/// Base length from which a group that is not a giant or a product of giants gets its words
+/// through an action on an orbit or on blocks when its kernel there is elementary abelian
+/// (`Sym(2) wr Sym(50)`, diagonal products), rather than from Minkwitz's tables, whose deep levels
+/// hold residues of residues: from a few random generators their words grow with the depth and
+/// the tables of such groups did not fill within minutes (base 50, BENCHMARKS.md).
+pub const ACTION_WORDS_FROM_BASE: usize = 24;
+
 /// Words for every element of a permutation group: [`GroupWords::word_of`] gives a word for a
 /// member and `None` for anything else. Every word is exact (the methods are Las Vegas: random
 /// only in their running time).
@@ -57,6 +66,7 @@ enum Method {
     Giant(GiantWords),
     OrbitProduct(OrbitProductWords),
     GiantProduct(GiantProductWords),
+    ActionKernel(ActionKernelWords),
 }
 
 /// Which method a [`GroupWords`] uses (for benchmarks and reports).
@@ -71,6 +81,9 @@ pub enum WordMethod {
     /// Conjugates of a 3-cycle per orbit and a parity correction, for a product of giants on
     /// several orbits whose generators move several of them.
     GiantProduct,
+    /// The words of the group's image under its action on an orbit or on blocks, times a
+    /// kernel element's word by elimination over `GF(p)`, for an elementary abelian kernel.
+    ActionKernel,
 }
 
 impl GroupWords {
@@ -144,6 +157,12 @@ impl GroupWords {
             Some(giant) if group.moved_points() >= GIANT_WORDS_FROM_DEGREE => Method::Giant(
                 GiantWords::new(group, giant, effort, ctx, budget_bytes, limit_name)?,
             ),
+            _ if group.base().len() >= ACTION_WORDS_FROM_BASE
+                && let Some(words) =
+                    ActionKernelWords::new(group, effort, ctx, budget_bytes, limit_name)? =>
+            {
+                Method::ActionKernel(words)
+            }
             _ => Method::Minkwitz(MinkwitzTables::new(
                 group,
                 effort,
@@ -179,6 +198,7 @@ impl GroupWords {
             Method::Giant(giant) => giant.word_of(g, max_letters),
             Method::OrbitProduct(product) => product.word_of(g, max_letters),
             Method::GiantProduct(product) => product.word_of(g, max_letters),
+            Method::ActionKernel(words) => words.word_of(g, max_letters),
         }
     }
 
@@ -189,6 +209,7 @@ impl GroupWords {
             Method::Giant(_) => WordMethod::Giant,
             Method::OrbitProduct(_) => WordMethod::OrbitProduct,
             Method::GiantProduct(_) => WordMethod::GiantProduct,
+            Method::ActionKernel(_) => WordMethod::ActionKernel,
         }
     }
 
@@ -199,6 +220,7 @@ impl GroupWords {
             Method::Giant(giant) => giant.bytes(),
             Method::OrbitProduct(product) => product.bytes(),
             Method::GiantProduct(product) => product.bytes(),
+            Method::ActionKernel(words) => words.bytes(),
         }
     }
 
@@ -210,6 +232,7 @@ impl GroupWords {
             Method::Giant(giant) => (giant.base_len() as f64, giant.base_len()),
             Method::OrbitProduct(product) => product.entry_lengths(),
             Method::GiantProduct(product) => product.entry_lengths(),
+            Method::ActionKernel(words) => words.entry_lengths(),
         }
     }
 }

@@ -1,9 +1,13 @@
 //! Words in a group's generators for its members: [`Word`] (the normal form, GAP's notation)
 //! and [`GroupWords`] (the factorisation of a member: Minkwitz's tables of short words for the
 //! coset representatives in general, conjugates of one transposition or 3-cycle for giants of
-//! large degree, one of these per orbit for a direct product given factor by factor, and per
-//! orbit with a parity correction for a product of giants whose generators move several orbits).
+//! large degree, one of these per orbit for a direct product given factor by factor, per
+//! orbit with a parity correction for a product of giants whose generators move several orbits,
+//! and through an action on an orbit or on blocks, with an elementary abelian kernel, for other
+//! groups with long bases).
 
+mod action_kernel;
+mod elementary_abelian;
 mod giant;
 mod giant_product;
 mod group_words;
@@ -12,5 +16,7 @@ mod moved_points;
 mod orbit_product;
 mod word;
 
-pub use group_words::{GIANT_WORDS_FROM_DEGREE, GroupWords, WordEffort, WordMethod};
+pub use group_words::{
+    ACTION_WORDS_FROM_BASE, GIANT_WORDS_FROM_DEGREE, GroupWords, WordEffort, WordMethod,
+};
 pub use word::{Word, WordLetter};

@@ -1,0 +1,600 @@
+//! [`ActionKernelWords`]: words for a group through one of its actions whose kernel is
+//! elementary abelian: on one orbit (a diagonal product such as `Sym(50)` acting on two copies of
+//! its points, faithfully on each), or on a system of minimal blocks (`Sym(2) wr Sym(50)`, whose
+//! kernel on its 50 blocks is `C_2^50`).
+//!
+//! Minkwitz's tables hold, at level `i`, residues of residues of `i` sifts: on a group with a long
+//! base from a few random generators (`Sym(2) wr Sym(50)`: 50 base points) their words grow
+//! with the depth and the deep levels never fill. Here a member `x` is written in two parts. Let
+//! `φ: G → H` be the action (the generators' images generate `H`, on fewer points, and `H` gets
+//! its own [`GroupWords`] in the images of the same generators, so its words are words in `G`'s
+//! generators), and `K = ker φ`. Then `u`, the word of `φ(x)`, evaluated in `G` is some `y` with
+//! `φ(y) = φ(x)`, so `k = x · y⁻¹ ∈ K`, and `x = k · y`: the word of `x` is the word of `k`
+//! followed by `u`. `K` is elementary abelian (checked), so `k` is written by elimination over
+//! `GF(p)` ([`ElementaryAbelianWords`]) in elements of `K` found as words in the generators:
+//! powers `s^o` of the generators (`o` the order of `φ(s)`), their conjugates by the generators
+//! (two letters longer each), and `t · u_t⁻¹` for short random words `t`.
+//!
+//! **Proof.** `|H|` and `|G|` are proven orders, so `|K| = |G| / |H|`; the elements found are in
+//! `K` by construction (each is checked to act trivially), they are checked to be of prime order
+//! `p` and to commute, and the group they generate has order `p^r` exactly; the search stops when
+//! `p^r = |K|`. A member's word is checked by the sift (the residue must be the identity), so a
+//! non-member gets none. Random only in the running time (Las Vegas). When the kernel is not
+//! elementary abelian, or no action is found, the caller uses another method.
+//!
+//! # Complexity
+//! Set-up: the minimal blocks `O(n² k)`, the image group and its words, and `O(r)` kernel
+//! elements of `O(r · d)` each (`r` the kernel's rank). A word: the image's word, its evaluation
+//! `O(|u| · d)`, and the kernel's word, at most `r (p/2)` kernel words of `|t| + |u_t|` letters.
+//!
+//! # Reference
+//! Seress, *Permutation Group Algorithms* (2003), §5.5 (block systems) and §6.1 (working with
+//! homomorphisms: images and kernels); Holt, Eick, O'Brien, *Handbook of Computational Group
+//! Theory* (2005), §3.3 (the kernel of an action).
+
+use num_bigint::BigUint;
+use num_traits::{One, ToPrimitive};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::elementary_abelian::{ElementaryAbelianWords, Inserted};
+use super::group_words::{GroupWords, WordEffort};
+use super::word::{GeneratorOrders, Word};
+use crate::context::SolveContext;
+use crate::error::SolveError;
+use crate::group::minimal_blocks::minimal_blocks;
+use crate::group::{Perm, PermGroup};
+use crate::limits::Limits;
+
+const NONE: u32 = u32::MAX;
+/// Seed of the random words (the words depend on it, their correctness does not).
+const SEED: u64 = 0x0b1d_4e55;
+/// Orbits of an intransitive group whose actions are tried, largest first.
+const ORBITS_TRIED: usize = 4;
+/// Letters of the short words whose powers are tried as kernel elements, at most.
+const SHORT_WORD_LETTERS: usize = 3;
+/// Short words tried, at most (the shortest first): with many generators, words of one or two
+/// letters.
+const SHORT_WORDS: usize = 512;
+/// Longest power `t^o` of a short word taken as a kernel element.
+const MAX_POWER_LETTERS: u64 = 1 << 16;
+/// Random words tried per missing kernel dimension before the method gives up.
+const TRIES_PER_DIMENSION: usize = 64;
+
+/// The action: how a member's image is computed.
+#[derive(Debug)]
+enum Action {
+    /// On one orbit: `slot[x]` is the number of point `x` in it (`NONE` outside).
+    Orbit { points: Vec<u32>, slot: Vec<u32> },
+    /// On the blocks of a block system: `block_of[x]` (`NONE` outside the orbit), and one
+    /// point of each block.
+    Blocks {
+        block_of: Vec<u32>,
+        representatives: Vec<u32>,
+    },
+}
+
+impl Action {
+    /// The number of points `H` acts on.
+    fn degree(&self) -> usize {
+        match self {
+            Action::Orbit { points, .. } => points.len(),
+            Action::Blocks {
+                representatives, ..
+            } => representatives.len(),
+        }
+    }
+
+    /// The image of `g`, or `None` when `g` does not act on the orbit or the blocks (it is not a
+    /// member). O(d).
+    fn image(&self, g: &Perm) -> Option<Perm> {
+        let images = match self {
+            Action::Orbit { points, slot } => points
+                .iter()
+                .map(|&x| slot[g.image(x) as usize])
+                .collect::<Vec<u32>>(),
+            Action::Blocks {
+                block_of,
+                representatives,
+            } => representatives
+                .iter()
+                .map(|&x| block_of[g.image(x) as usize])
+                .collect(),
+        };
+        if images.contains(&NONE) {
+            return None;
+        }
+        Perm::from_images(images, "an image").ok()
+    }
+}
+
+/// Words through an action with an elementary abelian kernel (see the module documentation).
+#[derive(Debug)]
+pub(super) struct ActionKernelWords {
+    action: Action,
+    /// Words of the image group, in the images of the same generators.
+    image: Box<GroupWords>,
+    kernel: ElementaryAbelianWords,
+    generators: Vec<Perm>,
+    inverses: Vec<Perm>,
+    orders: GeneratorOrders,
+    bytes: u64,
+}
+
+impl ActionKernelWords {
+    /// Builds the words for `group` through an action on one of its orbits or on minimal
+    /// blocks, or returns `Ok(None)` when it has no such action with an elementary abelian
+    /// kernel (then another method applies).
+    ///
+    /// # Arguments
+    /// As [`GroupWords::new`]: the image's chain and words and the kernel's elements share
+    /// `budget_bytes`.
+    ///
+    /// # Errors
+    /// [`SolveError::LimitExceeded`] naming `limit_name` beyond `budget_bytes`;
+    /// [`SolveError::Cancelled`].
+    ///
+    /// # Complexity
+    /// See the module documentation.
+    pub(super) fn new(
+        group: &PermGroup,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<Option<ActionKernelWords>, SolveError> {
+        let degree = group.degree();
+        let generators = group.generators().to_vec();
+        let inverses: Vec<Perm> = generators.iter().map(Perm::inverse).collect();
+        let orders = GeneratorOrders::of(&generators);
+        let mut held = 8 * degree as u64 * (generators.len() as u64 + 2);
+        let limits_left = |held: u64| {
+            let left = budget_bytes.saturating_sub(held);
+            Limits {
+                max_group_chain_bytes: left,
+                max_job_memory: left,
+                ..Limits::default()
+            }
+        };
+        let Some((action, image_group)) =
+            choose_action(group, &generators, ctx, &limits_left(held))?
+        else {
+            return Ok(None);
+        };
+        let kernel_order = group.order() / image_group.order();
+        held = held.saturating_add(4 * degree as u64);
+        let image = GroupWords::new(
+            &image_group,
+            effort,
+            ctx,
+            budget_bytes
+                .saturating_sub(held)
+                .saturating_sub(image_group.chain_bytes()),
+            limit_name,
+        )?;
+        drop(image_group);
+        held = held.saturating_add(image.bytes());
+        let mut words = ActionKernelWords {
+            action,
+            image: Box::new(image),
+            kernel: ElementaryAbelianWords::new(degree),
+            generators,
+            inverses,
+            orders,
+            bytes: held,
+        };
+        if !kernel_order.is_one()
+            && !words.find_kernel(&kernel_order, ctx, budget_bytes, limit_name)?
+        {
+            return Ok(None);
+        }
+        words.bytes = held.saturating_add(words.kernel.bytes());
+        Ok(Some(words))
+    }
+
+    /// The word of `g`: its kernel part's, then its image's; `Ok(None)` for a non-member,
+    /// `Err(letters)` once the word is known to be longer than `max_letters`.
+    ///
+    /// Complexity: see the module documentation.
+    pub(super) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+        if g.degree() != self.generators[0].degree() {
+            return Ok(None);
+        }
+        let Some(image) = self.action.image(g) else {
+            return Ok(None);
+        };
+        let Some(u) = self.image.word_of_at_most(&image, max_letters)? else {
+            return Ok(None);
+        };
+        let k = self.times_inverse_of(g, &u);
+        let left = max_letters.saturating_sub(u.len());
+        let Some(mut word) = self
+            .kernel
+            .word_of(&k, &self.orders, left)
+            .map_err(|letters| letters.saturating_add(u.len()))?
+        else {
+            return Ok(None);
+        };
+        word.append(&u, &self.orders);
+        if word.len() > max_letters {
+            return Err(word.len());
+        }
+        Ok(Some(word))
+    }
+
+    /// Bytes held: the image's words, the kernel's elements and the generators.
+    pub(super) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The image's mean and largest entry length, for benchmarks.
+    pub(super) fn entry_lengths(&self) -> (f64, u64) {
+        self.image.entry_lengths()
+    }
+
+    /// `g · w⁻¹`, `w` evaluated in the generators. O(|w| · d).
+    fn times_inverse_of(&self, g: &Perm, w: &Word) -> Perm {
+        let mut images = g.images().to_vec();
+        for letter in w.letters().iter().rev() {
+            let step = if letter.exponent > 0 {
+                &self.inverses[letter.generator as usize]
+            } else {
+                &self.generators[letter.generator as usize]
+            };
+            for _ in 0..letter.exponent.unsigned_abs() {
+                images.iter_mut().for_each(|y| *y = step.image(*y));
+            }
+        }
+        Perm::from_images_unchecked(images.into_boxed_slice())
+    }
+
+    /// Inserts kernel elements until they generate the kernel, of order `kernel_order`: powers
+    /// of the generators, conjugates of every new element by the generators, then random words
+    /// times the inverse of their image's word. Returns `false` when the kernel turns out not
+    /// to be elementary abelian, or the random words stop bringing new elements.
+    fn find_kernel(
+        &mut self,
+        kernel_order: &BigUint,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<bool, SolveError> {
+        let k = self.generators.len();
+        // Candidates, the shortest word taken first, so that the kernel is spanned by short
+        // elements: the powers `t^o` of the short words `t` (`o` the order of `φ(t)`), then the
+        // conjugates of every new element (two letters longer), then random ones.
+        let mut queue: Vec<(Perm, Word)> = Vec::new();
+        for t in short_words(k as u32, SHORT_WORD_LETTERS, SHORT_WORDS, &self.orders) {
+            ctx.check()?;
+            let x = t.evaluate(&self.generators, self.generators[0].degree());
+            let image = self.action.image(&x).expect("a member acts");
+            let Some(o) = image_order(&image).to_u64() else {
+                continue;
+            };
+            if o.saturating_mul(t.len()) > MAX_POWER_LETTERS {
+                continue;
+            }
+            let mut w = Word::identity();
+            for _ in 0..o {
+                w.append(&t, &self.orders);
+            }
+            queue.push((x.pow(o as i64), w));
+        }
+        let mut target = None;
+        let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+        let mut idle = 0usize;
+        let mut walk = 2usize;
+        loop {
+            ctx.check()?;
+            if let Some(r) = target
+                && self.kernel.rank() == r
+            {
+                return Ok(self.kernel.is_elementary_abelian());
+            }
+            let shortest = (0..queue.len()).min_by_key(|&i| queue[i].1.len());
+            let (x, w) = match shortest.map(|i| queue.swap_remove(i)) {
+                Some(next) => next,
+                None => {
+                    let missing = target.map_or(1, |r: usize| r - self.kernel.rank());
+                    if idle > TRIES_PER_DIMENSION * missing.max(1) + 256 {
+                        return Ok(false);
+                    }
+                    idle += 1;
+                    if idle.is_multiple_of(32) {
+                        walk = (walk + 1).min(16);
+                    }
+                    self.random_kernel_element(&mut rng, walk)
+                }
+            };
+            match self.kernel.insert(&x, w.clone()) {
+                Inserted::NotElementary => return Ok(false),
+                Inserted::Redundant => {}
+                Inserted::New => {
+                    idle = 0;
+                    if target.is_none() {
+                        let p = self.kernel.prime().expect("a new element sets the prime");
+                        let Some(r) = log_exactly(kernel_order, p) else {
+                            return Ok(false);
+                        };
+                        target = Some(r);
+                    }
+                    if self.bytes.saturating_add(self.kernel.bytes()) > budget_bytes {
+                        return Err(SolveError::limit_shown(
+                            format!(
+                                "words of the group of degree {} (the kernel of its action)",
+                                x.degree()
+                            ),
+                            limit_name,
+                            budget_bytes,
+                            format!("{budget_bytes} bytes ({limit_name})"),
+                        ));
+                    }
+                    for j in 0..k {
+                        let conjugate = self.inverses[j].compose(&x).compose(&self.generators[j]);
+                        let mut cw = Word::letter(j as u32, -1, &self.orders);
+                        cw.append(&w, &self.orders);
+                        cw.push(j as u32, 1, &self.orders);
+                        queue.push((conjugate, cw));
+                    }
+                }
+            }
+        }
+    }
+
+    /// `t · u⁻¹` for a random word `t` of at most `walk` letters and `u` the word of its image:
+    /// an element of the kernel, with its word.
+    fn random_kernel_element(&self, rng: &mut ChaCha8Rng, walk: usize) -> (Perm, Word) {
+        let k = self.generators.len() as u32;
+        let mut t = Perm::identity(self.generators[0].degree());
+        let mut w = Word::identity();
+        for _ in 0..rng.random_range(1..=walk) {
+            let g = rng.random_range(0..k);
+            if rng.random_bool(0.5) {
+                t = t.compose(&self.generators[g as usize]);
+                w.push(g, 1, &self.orders);
+            } else {
+                t = t.compose(&self.inverses[g as usize]);
+                w.push(g, -1, &self.orders);
+            }
+        }
+        let image = self.action.image(&t).expect("a member acts");
+        let u = self
+            .image
+            .word_of(&image)
+            .expect("the image of a member is a member of the image");
+        let x = self.times_inverse_of(&t, &u);
+        w.append_inverse(&u, &self.orders);
+        (x, w)
+    }
+}
+
+/// The action to write words through, with its image group: for a transitive group its action
+/// on minimal blocks, for an intransitive one its action on one of its largest orbits (the one
+/// whose image is largest, among the [`ORBITS_TRIED`] largest). `None` for a primitive group.
+fn choose_action(
+    group: &PermGroup,
+    generators: &[Perm],
+    ctx: &SolveContext,
+    limits: &Limits,
+) -> Result<Option<(Action, PermGroup)>, SolveError> {
+    let degree = group.degree();
+    let mut orbits: Vec<&Vec<u32>> = group.orbits_ref().iter().filter(|o| o.len() > 1).collect();
+    if orbits.len() == 1 {
+        let orbit = orbits[0];
+        let Some(blocks) = minimal_blocks(degree, orbit, generators, ctx)? else {
+            return Ok(None);
+        };
+        let mut block_of = vec![NONE; degree];
+        let mut representatives = Vec::new();
+        for (&x, &b) in orbit.iter().zip(&blocks) {
+            block_of[x as usize] = b;
+            if b as usize == representatives.len() {
+                representatives.push(x);
+            }
+        }
+        let action = Action::Blocks {
+            block_of,
+            representatives,
+        };
+        let image = image_group(&action, generators, ctx, limits)?;
+        return Ok(Some((action, image)));
+    }
+    orbits.sort_by_key(|o| std::cmp::Reverse(o.len()));
+    let mut best: Option<(Action, PermGroup)> = None;
+    for orbit in orbits.into_iter().take(ORBITS_TRIED) {
+        let mut points = orbit.clone();
+        points.sort_unstable();
+        let mut slot = vec![NONE; degree];
+        for (i, &x) in points.iter().enumerate() {
+            slot[x as usize] = i as u32;
+        }
+        let action = Action::Orbit { points, slot };
+        let image = image_group(&action, generators, ctx, limits)?;
+        let faithful = image.order() == group.order();
+        if best.as_ref().is_none_or(|(_, b)| image.order() > b.order()) {
+            best = Some((action, image));
+        }
+        if faithful {
+            break;
+        }
+    }
+    Ok(best)
+}
+
+fn image_group(
+    action: &Action,
+    generators: &[Perm],
+    ctx: &SolveContext,
+    limits: &Limits,
+) -> Result<PermGroup, SolveError> {
+    let images = generators
+        .iter()
+        .map(|g| action.image(g).expect("a generator acts"))
+        .collect();
+    PermGroup::new(action.degree(), images, ctx, limits)
+}
+
+/// The freely reduced words of 1 to `letters` letters `g^±1` in `k` generators, shortest
+/// first, at most `most` of them.
+fn short_words(k: u32, letters: usize, most: usize, orders: &GeneratorOrders) -> Vec<Word> {
+    let mut all: Vec<Word> = vec![Word::identity()];
+    let mut frontier = all.clone();
+    for _ in 0..letters {
+        let mut next = Vec::new();
+        for w in &frontier {
+            if all.len() + next.len() > most {
+                break;
+            }
+            for g in 0..k {
+                for e in [1, -1] {
+                    let mut longer = w.clone();
+                    longer.push(g, e, orders);
+                    if longer.len() == w.len() + 1 {
+                        next.push(longer);
+                    }
+                }
+            }
+        }
+        all.extend(next.iter().cloned());
+        frontier = next;
+    }
+    all.remove(0);
+    all.truncate(most);
+    all
+}
+
+/// The order of a permutation: the lcm of its cycle lengths.
+fn image_order(p: &Perm) -> BigUint {
+    p.cycle_lengths()
+        .into_iter()
+        .fold(BigUint::one(), |acc, len| {
+            num_integer::Integer::lcm(&acc, &BigUint::from(len))
+        })
+}
+
+/// `r` with `p^r = n`, if `n` is a power of `p`.
+fn log_exactly(n: &BigUint, p: u32) -> Option<usize> {
+    let mut n = n.clone();
+    let mut r = 0;
+    let p = BigUint::from(p);
+    while !n.is_one() {
+        if (&n % &p) != BigUint::ZERO {
+            return None;
+        }
+        n /= &p;
+        r += 1;
+    }
+    Some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use rand::seq::SliceRandom;
+
+    use super::*;
+
+    /// Every element of `<gens>`, by breadth-first closure (the test's oracle).
+    fn elements(gens: &[Perm], d: usize) -> HashSet<Vec<u32>> {
+        let mut seen: HashSet<Vec<u32>> = HashSet::new();
+        let mut frontier = vec![(0..d as u32).collect::<Vec<u32>>()];
+        seen.insert(frontier[0].clone());
+        while let Some(x) = frontier.pop() {
+            for g in gens {
+                let y: Vec<u32> = x.iter().map(|&p| g.image(p)).collect();
+                if seen.insert(y.clone()) {
+                    frontier.push(y);
+                }
+            }
+        }
+        seen
+    }
+
+    /// The word's images, one letter at a time (independent of `Word::evaluate`).
+    fn multiply_out(w: &Word, gens: &[Perm], d: usize) -> Vec<u32> {
+        let mut images: Vec<u32> = (0..d as u32).collect();
+        for l in w.letters() {
+            let step = if l.exponent > 0 {
+                gens[l.generator as usize].clone()
+            } else {
+                gens[l.generator as usize].inverse()
+            };
+            for _ in 0..l.exponent.unsigned_abs() {
+                images.iter_mut().for_each(|y| *y = step.image(*y));
+            }
+        }
+        images
+    }
+
+    /// Random subgroups of `Sym(2) wr Sym(4)`, `Sym(3) wr Sym(2)`, `Sym(4) wr Sym(2)`,
+    /// `Sym(2) wr Sym(3)`, relabelled, every fifth on two copies of its points (intransitive):
+    /// whenever the method applies (often; it declines when the kernel is not elementary
+    /// abelian or the group primitive), every element's word multiplies out to it and random
+    /// non-members get none.
+    #[test]
+    fn every_element_of_small_groups_through_their_actions() {
+        let mut rng = ChaCha8Rng::seed_from_u64(77);
+        let ctx = SolveContext::detached();
+        let mut applied = 0;
+        for round in 0..300 {
+            let (b, m) = [(2usize, 4usize), (3, 2), (4, 2), (2, 3)][round % 4];
+            let d = b * m;
+            let degree = if round % 5 == 0 { 2 * d } else { d };
+            let mut relabel: Vec<u32> = (0..d as u32).collect();
+            relabel.shuffle(&mut rng);
+            let gens: Vec<Perm> = (0..rng.random_range(1..=3))
+                .map(|_| {
+                    // Blocks permuted at random, each block permuted at random inside.
+                    let mut blocks: Vec<usize> = (0..m).collect();
+                    blocks.shuffle(&mut rng);
+                    let mut images = vec![0u32; d];
+                    for (i, &to) in blocks.iter().enumerate() {
+                        let mut inside: Vec<usize> = (0..b).collect();
+                        inside.shuffle(&mut rng);
+                        for j in 0..b {
+                            images[relabel[b * i + j] as usize] = relabel[b * to + inside[j]];
+                        }
+                    }
+                    // Every fifth group also acts on a copy of the points: intransitive.
+                    if round % 5 == 0 {
+                        let copy: Vec<u32> = images.iter().map(|&y| y + d as u32).collect();
+                        images.extend(copy);
+                    }
+                    Perm::from_images(images, "test").unwrap()
+                })
+                .collect();
+            let d = degree;
+            let group = PermGroup::new(d, gens.clone(), &ctx, &Limits::default()).unwrap();
+            let all = elements(&gens, d);
+            let Some(words) =
+                ActionKernelWords::new(&group, WordEffort(1), &ctx, 1 << 26, "test").unwrap()
+            else {
+                continue;
+            };
+            applied += 1;
+            for x in &all {
+                let p = Perm::from_images(x.clone(), "test").unwrap();
+                let w = words
+                    .word_of(&p, u64::MAX)
+                    .unwrap()
+                    .expect("a member has a word");
+                assert_eq!(&multiply_out(&w, &gens, d), x, "round {round}");
+            }
+            for _ in 0..20 {
+                let mut images: Vec<u32> = (0..d as u32).collect();
+                images.shuffle(&mut rng);
+                let p = Perm::from_images(images.clone(), "test").unwrap();
+                assert_eq!(
+                    words.word_of(&p, u64::MAX).unwrap().is_some(),
+                    all.contains(&images),
+                    "round {round}"
+                );
+            }
+        }
+        assert!(
+            applied >= 100,
+            "the method applied to {applied} groups only"
+        );
+    }
+}
