@@ -51,6 +51,9 @@ const CASES: &[&str] = &[
     "sym2wrsym50_random",
     "sym2wrsym200_random",
     "diagonal_sym50_random",
+    "sym45_on_2sets_random",
+    "sym20_on_2sets_random",
+    "sym28_on_2sets_random",
 ];
 
 fn main() {
@@ -100,7 +103,9 @@ fn main() {
         let setup = t.elapsed().as_secs_f64();
         let (entry_mean, entry_max) = words.entry_lengths();
         eprintln!(
-            "{name}: set-up {setup:.3} s, table words mean {entry_mean:.1} max {entry_max}, {} bytes",
+            "{name}: {:?}, base {}, set-up {setup:.3} s, table words mean {entry_mean:.1} max {entry_max}, {} bytes",
+            words.method(),
+            g.base().len(),
             words.bytes()
         );
         let t = Instant::now();
@@ -164,6 +169,9 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "sym2wrsym50_random" => (100, random_wreath(50, 3, 100)),
         "sym2wrsym200_random" => (400, random_wreath(200, 3, 400)),
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
+        "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
+        "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),
+        "sym28_on_2sets_random" => (378, on_two_sets(&random_pair(28, 28), 28)),
         other => panic!("unknown case {other}"),
     }
 }
@@ -244,6 +252,31 @@ fn random_diagonal(m: usize, count: usize, seed: u64) -> Vec<Perm> {
                 images[m + relabel[x] as usize] = m as u32 + relabel[p[x] as usize];
             }
             Perm::from_images(images, "random").expect("a permutation")
+        })
+        .collect()
+}
+
+/// The action of permutations of `0..m` on the 2-sets of `0..m` (numbered in lexicographic
+/// order): a primitive group of degree `m(m-1)/2` with a long base.
+fn on_two_sets(gens: &[Perm], m: usize) -> Vec<Perm> {
+    let pairs: Vec<(u32, u32)> = (0..m as u32)
+        .flat_map(|a| (a + 1..m as u32).map(move |b| (a, b)))
+        .collect();
+    let number: std::collections::HashMap<(u32, u32), u32> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &pair)| (pair, i as u32))
+        .collect();
+    gens.iter()
+        .map(|g| {
+            let images = pairs
+                .iter()
+                .map(|&(a, b)| {
+                    let (x, y) = (g.image(a), g.image(b));
+                    number[&(x.min(y), x.max(y))]
+                })
+                .collect();
+            Perm::from_images(images, "on 2-sets").expect("a permutation")
         })
         .collect()
 }

@@ -78,9 +78,17 @@ pub fn line_search_bytes(degree: u64, generators: u64) -> u64 {
         .saturating_add(entries)
 }
 
+/// A faithful action on invariant lines: the lines (each sorted) and the generators' actions on
+/// them (line `i` goes to line `images[g][i]`).
+#[derive(Debug)]
+pub(crate) struct LineAction {
+    pub(crate) lines: Vec<Vec<u32>>,
+    pub(crate) images: Vec<Perm>,
+}
+
 /// The generators' actions on an invariant family of fewer than `degree` subsets whose
 /// signatures separate the points (see the module documentation), or `None` if none was found.
-/// `<result>` is then isomorphic to `<generators>` (so it has the same order).
+/// `<images>` is then isomorphic to `<generators>` (so it has the same order).
 ///
 /// Arguments: a transitive group `<generators>` on `0..degree`; `seed` for the random elements.
 ///
@@ -93,7 +101,7 @@ pub(crate) fn action_on_lines(
     generators: &[Perm],
     seed: u64,
     ctx: &SolveContext,
-) -> Result<Option<Vec<Perm>>, SolveError> {
+) -> Result<Option<LineAction>, SolveError> {
     let n = degree;
     if !(MIN_DEGREE..=MAX_DEGREE).contains(&n)
         || generators.is_empty()
@@ -259,7 +267,9 @@ pub(crate) fn action_on_lines(
         .into_iter()
         .map(|a| Perm::from_images(a, "line action"))
         .collect::<Result<Vec<Perm>, SolveError>>()?;
-    Ok(Some(images))
+    drop(seen);
+    drop(signature);
+    Ok(Some(LineAction { lines, images }))
 }
 
 #[cfg(test)]
@@ -311,7 +321,8 @@ mod tests {
             let (n, gens) = on_two_sets(m, odd);
             let lines = action_on_lines(n, &gens, 7, &SolveContext::detached())
                 .expect("no error")
-                .expect("the stars are found");
+                .expect("the stars are found")
+                .images;
             assert_eq!(lines[0].degree(), m as usize, "m = {m}");
             // The long cycle acts on the stars as an m-cycle.
             assert_eq!(lines[0].cycle_lengths(), vec![m as usize]);
@@ -340,7 +351,9 @@ mod tests {
         let lines = action_on_lines((m * m) as usize, &gens, 3, &SolveContext::detached())
             .expect("no error")
             .expect("rows and columns are found");
-        assert_eq!(lines[0].degree(), 2 * m as usize);
+        assert_eq!(lines.images[0].degree(), 2 * m as usize);
+        assert_eq!(lines.lines.len(), 2 * m as usize);
+        assert!(lines.lines.iter().all(|l| l.len() == m as usize));
     }
 
     #[test]

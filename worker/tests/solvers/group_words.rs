@@ -921,3 +921,66 @@ fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
         "different on the two copies"
     );
 }
+
+/// A primitive group with a long base: `Sym(32)` on the 496 2-sets of its points (from two
+/// random permutations, the first odd) gets its words through its faithful action on the 32
+/// stars; random members' words multiply out, and a permutation of the 2-sets that is not
+/// induced by a permutation of the points gets none.
+#[test]
+fn group_words_sym_on_two_sets_through_its_stars() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6203);
+    let m = 32usize;
+    let pairs: Vec<(usize, usize)> = (0..m)
+        .flat_map(|a| (a + 1..m).map(move |b| (a, b)))
+        .collect();
+    let d = pairs.len();
+    let number = |a: u32, b: u32| {
+        let (a, b) = (a.min(b) as usize, a.max(b) as usize);
+        (a * (2 * m - a - 1) / 2 + (b - a - 1)) as u32
+    };
+    let on_pairs = |p: &Perm| {
+        let images = pairs
+            .iter()
+            .map(|&(a, b)| number(p.image(a as u32), p.image(b as u32)))
+            .collect();
+        Perm::from_images(images, "on 2-sets").expect("a permutation")
+    };
+    let points: Vec<u32> = (0..m as u32).collect();
+    let gens: Vec<Perm> = (0..2)
+        .map(|i| {
+            loop {
+                let p = random_on(&points, m, &mut rng);
+                if i > 0 || !even(&p) {
+                    break on_pairs(&p);
+                }
+            }
+        })
+        .collect();
+    let group = PermGroup::new(
+        d,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    assert_eq!(group.order(), factorial(m), "Sym(32) on 2-sets");
+    let words = words_for(&group, 1);
+    assert_eq!(
+        words.method(),
+        WordMethod::ActionKernel,
+        "base {}",
+        group.base().len()
+    );
+    for _ in 0..10 {
+        let x = on_pairs(&random_on(&points, m, &mut rng));
+        let word = words.word_of(&x).expect("member");
+        assert_eq!(
+            multiply_out(&word, &gens, d),
+            x.images(),
+            "Sym(32) on 2-sets"
+        );
+    }
+    // Swapping two 2-sets only is not induced by a permutation of the points.
+    let swap = perm("(1,2)", d);
+    assert!(words.word_of(&swap).is_none(), "a swap of two 2-sets");
+}

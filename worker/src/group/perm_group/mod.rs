@@ -377,8 +377,10 @@ impl PermGroup {
         // (Only with the default level-proof policy: the others are for testing the level proofs.)
         if tuning.recognise_line_actions
             && tuning.level_proofs == LevelProofPolicy::WhereExpensive
-            && let Some(line_gens) = action_on_lines(inner_degree, &inner_gens, SEED, ctx)?
+            && let Some(line_action) = action_on_lines(inner_degree, &inner_gens, SEED, ctx)?
         {
+            let line_gens = line_action.images;
+            drop(line_action.lines); // only the order is needed
             let lines = line_gens[0].degree();
             // Only the order is kept: the image group's chain is gone before the main chain grows.
             let image_order =

@@ -1,7 +1,9 @@
 //! [`ActionKernelWords`]: words for a group through one of its actions whose kernel is
 //! elementary abelian: on one orbit (a diagonal product such as `Sym(50)` acting on two copies of
-//! its points, faithfully on each), or on a system of minimal blocks (`Sym(2) wr Sym(50)`, whose
-//! kernel on its 50 blocks is `C_2^50`).
+//! its points, faithfully on each), on a system of minimal blocks (`Sym(2) wr Sym(50)`, whose
+//! kernel on its 50 blocks is `C_2^50`), or, for a primitive group, faithfully on invariant
+//! lines (`Sym(45)` on the 990 2-sets acts on its 45 stars as `Sym(45)` on points; see
+//! `invariant_lines`).
 //!
 //! Minkwitz's tables hold, at level `i`, residues of residues of `i` sifts: on a group with a long
 //! base from a few random generators (`Sym(2) wr Sym(50)`: 50 base points) their words grow
@@ -32,6 +34,8 @@
 //! homomorphisms: images and kernels); Holt, Eick, O'Brien, *Handbook of Computational Group
 //! Theory* (2005), §3.3 (the kernel of an action).
 
+use std::collections::HashMap;
+
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive};
 use rand::{Rng, SeedableRng};
@@ -42,6 +46,7 @@ use super::group_words::{GroupWords, WordEffort};
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::invariant_lines::action_on_lines;
 use crate::group::minimal_blocks::minimal_blocks;
 use crate::group::{Perm, PermGroup};
 use crate::limits::Limits;
@@ -49,6 +54,9 @@ use crate::limits::Limits;
 const NONE: u32 = u32::MAX;
 /// Seed of the random words (the words depend on it, their correctness does not).
 const SEED: u64 = 0x0b1d_4e55;
+/// Largest orbit whose minimal blocks are searched: the search takes `O(n² k)` time (0.1 s or
+/// so at this size), and words are promised up to degree 1,000.
+const MAX_BLOCK_SEARCH_POINTS: usize = 4_096;
 /// Orbits of an intransitive group whose actions are tried, largest first.
 const ORBITS_TRIED: usize = 4;
 /// Letters of the short words whose powers are tried as kernel elements, at most.
@@ -72,6 +80,11 @@ enum Action {
         block_of: Vec<u32>,
         representatives: Vec<u32>,
     },
+    /// On invariant lines (sorted point sets), each with its number.
+    Lines {
+        lines: Vec<Vec<u32>>,
+        number: HashMap<Vec<u32>, u32>,
+    },
 }
 
 impl Action {
@@ -82,6 +95,22 @@ impl Action {
             Action::Blocks {
                 representatives, ..
             } => representatives.len(),
+            Action::Lines { lines, .. } => lines.len(),
+        }
+    }
+
+    /// Bytes held (the lines twice: in the list and as the map's keys, with the map's slots).
+    fn bytes(&self) -> u64 {
+        match self {
+            Action::Orbit { points, slot } => 4 * (points.len() + slot.len()) as u64,
+            Action::Blocks {
+                block_of,
+                representatives,
+            } => 4 * (block_of.len() + representatives.len()) as u64,
+            Action::Lines { lines, .. } => lines
+                .iter()
+                .map(|l| 2 * (4 * l.len() as u64 + 24) + 16)
+                .sum(),
         }
     }
 
@@ -100,6 +129,18 @@ impl Action {
                 .iter()
                 .map(|&x| block_of[g.image(x) as usize])
                 .collect(),
+            Action::Lines { lines, number } => {
+                let mut image = Vec::new();
+                lines
+                    .iter()
+                    .map(|line| {
+                        image.clear();
+                        image.extend(line.iter().map(|&x| g.image(x)));
+                        image.sort_unstable();
+                        number.get(&image).copied().unwrap_or(NONE)
+                    })
+                    .collect()
+            }
         };
         if images.contains(&NONE) {
             return None;
@@ -162,7 +203,7 @@ impl ActionKernelWords {
             return Ok(None);
         };
         let kernel_order = group.order() / image_group.order();
-        held = held.saturating_add(4 * degree as u64);
+        held = held.saturating_add(action.bytes());
         let image = GroupWords::new(
             &image_group,
             effort,
@@ -381,8 +422,29 @@ fn choose_action(
     let mut orbits: Vec<&Vec<u32>> = group.orbits_ref().iter().filter(|o| o.len() > 1).collect();
     if orbits.len() == 1 {
         let orbit = orbits[0];
-        let Some(blocks) = minimal_blocks(degree, orbit, generators, ctx)? else {
+        if orbit.len() > MAX_BLOCK_SEARCH_POINTS {
             return Ok(None);
+        }
+        let Some(blocks) = minimal_blocks(degree, orbit, generators, ctx)? else {
+            // Primitive: a faithful action on fewer lines, if the group moves every point.
+            if orbit.len() != degree {
+                return Ok(None);
+            }
+            let Some(found) = action_on_lines(degree, generators, SEED, ctx)? else {
+                return Ok(None);
+            };
+            let number = found
+                .lines
+                .iter()
+                .enumerate()
+                .map(|(i, line)| (line.clone(), i as u32))
+                .collect();
+            let action = Action::Lines {
+                lines: found.lines,
+                number,
+            };
+            let image = PermGroup::new(action.degree(), found.images, ctx, limits)?;
+            return Ok(Some((action, image)));
         };
         let mut block_of = vec![NONE; degree];
         let mut representatives = Vec::new();
