@@ -864,6 +864,32 @@ fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
             let odd = random_wreath_element(b, m, &relabel, Some(1), &mut rng);
             assert!(words.word_of(&odd).is_none(), "an odd number of flips");
         }
+        // Too little memory, or a cancel: a clear error, never a panic.
+        match GroupWords::new(
+            &group,
+            WordEffort(1),
+            &SolveContext::detached(),
+            10_000,
+            "max_job_memory",
+        ) {
+            Err(SolveError::LimitExceeded { limit_name, .. }) => {
+                assert_eq!(limit_name, "max_job_memory")
+            }
+            other => panic!("expected LimitExceeded, got {other:?}"),
+        }
+        let flag = CancelFlag::new();
+        flag.cancel();
+        let cancelled = GroupWords::new(
+            &group,
+            WordEffort(1),
+            &SolveContext::new(flag, None),
+            BUDGET,
+            "max_job_memory",
+        );
+        assert!(
+            matches!(cancelled, Err(SolveError::Cancelled)),
+            "{cancelled:?}"
+        );
     }
 
     // Sym(30) on two copies of its points, the second relabelled.
