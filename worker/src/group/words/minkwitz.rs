@@ -82,6 +82,13 @@ pub(crate) struct MinkwitzTables {
     budget: u64,
 }
 
+/// Which side of a member a query-time shift multiplies.
+#[derive(Debug, Clone, Copy)]
+enum Side {
+    Right,
+    Left,
+}
+
 /// What happened to an element sifted into the tables.
 enum Sifted {
     Inserted,
@@ -195,26 +202,41 @@ impl MinkwitzTables {
         let mut parts = Vec::with_capacity(self.levels.len());
         let mut best_len = self.sift_parts(&inner, &mut parts)?;
         let mut best_parts = parts.clone();
-        let mut best_shift = None;
+        // The shift `s` of the ball on the right (`g = (g s⁻¹) s`) or on the left
+        // (`g = s (s⁻¹ g)`), whichever gives the shortest word.
+        let mut best_shift: Option<(usize, Side)> = None;
         let mut shifted = vec![0u32; inner.len()];
         for (i, (s_inv, s_word)) in self.ball.iter().enumerate() {
-            for (out, &x) in shifted.iter_mut().zip(&inner) {
-                *out = s_inv[x as usize];
-            }
-            // g = (g s^-1) s.
-            if let Some(len) = self.sift_parts(&shifted, &mut parts)
-                && len + s_word.len() < best_len
-            {
-                best_len = len + s_word.len();
-                best_parts.clone_from(&parts);
-                best_shift = Some(i);
+            for side in [Side::Right, Side::Left] {
+                match side {
+                    Side::Right => {
+                        for (out, &x) in shifted.iter_mut().zip(&inner) {
+                            *out = s_inv[x as usize];
+                        }
+                    }
+                    Side::Left => {
+                        for (out, &x) in shifted.iter_mut().zip(s_inv.iter()) {
+                            *out = inner[x as usize];
+                        }
+                    }
+                }
+                if let Some(len) = self.sift_parts(&shifted, &mut parts)
+                    && len + s_word.len() < best_len
+                {
+                    best_len = len + s_word.len();
+                    best_parts.clone_from(&parts);
+                    best_shift = Some((i, side));
+                }
             }
         }
         let mut w = Word::identity();
+        if let Some((i, Side::Left)) = best_shift {
+            w.append(&self.ball[i].1, &self.orders);
+        }
         for (level, &idx) in self.levels.iter().zip(&best_parts).rev() {
             w.append(&level.entries[idx as usize].word, &self.orders);
         }
-        if let Some(i) = best_shift {
+        if let Some((i, Side::Right)) = best_shift {
             w.append(&self.ball[i].1, &self.orders);
         }
         Some(w)
