@@ -33,16 +33,18 @@ pub struct SparseSearchResult {
 
 /// Bytes the sparse search allocates for `n` vertices and `m` edges, its generators aside: the
 /// adjacency (`8m + 4n`), two partitions with their undo logs and target-cell index (about
-/// `120n` each), the first path's traces and marks (`40n`), the union-find and scratch (`40n`).
+/// `120n` each), the first path's traces and marks (`40n`), the union-find and scratch (`40n`),
+/// the generators' index by moved point (`24n`).
 pub fn sparse_search_bytes(n: u64, m: u64) -> u64 {
-    n.saturating_mul(4 + 2 * 120 + 40 + 40)
+    n.saturating_mul(4 + 2 * 120 + 40 + 40 + 24)
         .saturating_add(m.saturating_mul(8))
         .saturating_add(1 << 16)
 }
 
-/// Bytes one sparse generator with `support` moved points takes.
+/// Bytes one sparse generator with `support` moved points takes: its pairs (8 bytes each) and
+/// its entries in the index by moved point (4 bytes each).
 pub fn sparse_generator_bytes(support: u64) -> u64 {
-    support.saturating_mul(8).saturating_add(24)
+    support.saturating_mul(12).saturating_add(24)
 }
 
 /// One level of the first path: the target cell, the vertex individualised in it, the marks
@@ -95,6 +97,12 @@ struct Search<'a> {
     explored: Vec<u32>,
     generators: Vec<SparsePermutation>,
     stabilised: Vec<u32>,
+    /// `moved_by[x]`: the indices of the generators moving `x` (for the orbits of a node's
+    /// cell under the generators fixing the node, without scanning every generator).
+    moved_by: Vec<Vec<u32>>,
+    /// The vertices individualised on the right side of [`Self::automorphism_onto_right`]
+    /// below `ζ_k` (`w`, then each candidate tried): the right node is `ζ_k` with these.
+    right_fixed: Vec<u32>,
     generator_bytes: u64,
     generator_budget: u64,
     /// Scratch for the automorphism test: the candidate's images, and a stamp per vertex.
@@ -156,9 +164,11 @@ impl Search<'_> {
             )
             .requested(self.generator_bytes));
         }
+        let index = self.generators.len() as u32;
         for i in 0..g.moved().len() {
             let (x, y) = g.moved()[i];
             self.union(x, y);
+            self.moved_by[x as usize].push(index);
         }
         self.generators.push(g);
         self.stabilised.push(self.levels[self.level].vertex);
@@ -315,6 +325,8 @@ impl Search<'_> {
             self.best_traces[k] = best;
         }
         let (against_first, against_best) = orders?;
+        self.right_fixed.clear();
+        self.right_fixed.push(w);
         if against_first == Ordering::Equal
             && let Some(g) = self.automorphism_onto_right(self.marks[k])?
         {
@@ -435,7 +447,19 @@ impl Search<'_> {
                     .filter(|(a, b)| a != b)
                     .map(|(&a, &b)| (a, b))
                     .collect();
-                self.add_generator(SparsePermutation::from_pairs(pairs))?;
+                // Kept only when it joins orbits of the generators so far: one that does not
+                // leaves every orbit, hence the order and the generated group (by the orbit
+                // lengths of the first path's vertices, McKay's Theorem 2.34), as they are.
+                let mut joins = false;
+                for &(x, y) in &pairs {
+                    if self.find(x) != self.find(y) {
+                        joins = true;
+                        break;
+                    }
+                }
+                if joins {
+                    self.add_generator(SparsePermutation::from_pairs(pairs))?;
+                }
                 // McKay's jump back: the automorphism maps the current path's subtree at the
                 // child of the two leaves' deepest common node onto the best leaf's, explored
                 // already.
@@ -567,13 +591,31 @@ impl Search<'_> {
             return Err(SolveError::Cancelled);
         }
         let mut found = None;
+        // Orbit pruning on the right (McKay's, at the right node): the orbits on the cell of
+        // the generators fixing the right node's individualised vertices, made at the first
+        // candidate that fails. Such a generator maps the right node onto itself and one
+        // candidate's child onto another's, so an automorphism onto one child exists exactly
+        // when one onto the other does: a failed candidate's orbit fails with it. Without it
+        // the search is exhaustive below a node no automorphism reaches (Cai–Fürer–Immerman
+        // graphs, whose refinement cannot tell such a node from the first path's).
+        let mut orbits: Option<NodeOrbits> = None;
         for &y in &candidates {
+            if let Some(orbits) = orbits.as_mut()
+                && orbits.is_explored(y)
+            {
+                continue;
+            }
             let right_mark = self.right.mark();
             self.right.individualise(y);
             let mut trace = Vec::new();
             let result = self.refine_right(Some(&left_trace), None, &mut trace);
             let result = match result {
-                Ok((Ordering::Equal, _)) => self.automorphism_onto_right(since),
+                Ok((Ordering::Equal, _)) => {
+                    self.right_fixed.push(y);
+                    let result = self.automorphism_onto_right(since);
+                    self.right_fixed.pop();
+                    result
+                }
                 Ok(_) => Ok(None),
                 Err(e) => Err(e),
             };
@@ -583,7 +625,9 @@ impl Search<'_> {
                     found = Some(g);
                     break;
                 }
-                Ok(None) => {}
+                Ok(None) => orbits
+                    .get_or_insert_with(|| self.cell_orbits(&candidates))
+                    .mark_explored(y),
                 Err(e) => {
                     self.left.undo_to(left_mark);
                     return Err(e);
@@ -592,6 +636,28 @@ impl Search<'_> {
         }
         self.left.undo_to(left_mark);
         Ok(found)
+    }
+
+    /// The orbits on `cell` (a cell of the right node of [`Self::automorphism_onto_right`]) of
+    /// the generators that fix the right node's individualised vertices (`right_fixed`; every
+    /// generator found fixes the first path's vertices above the level being worked on). Such a
+    /// generator maps the node's cells onto themselves, so its pairs `(x, g(x))` for `x` in
+    /// the cell stay in the cell.
+    fn cell_orbits(&self, cell: &[u32]) -> NodeOrbits {
+        let mut orbits = NodeOrbits::default();
+        let mut fixes: HashMap<u32, bool> = HashMap::new();
+        for &x in cell {
+            for &index in &self.moved_by[x as usize] {
+                let g = &self.generators[index as usize];
+                let fixing = *fixes
+                    .entry(index)
+                    .or_insert_with(|| self.right_fixed.iter().all(|&f| g.image(f) == f));
+                if fixing {
+                    orbits.union(x, g.image(x));
+                }
+            }
+        }
+        orbits
     }
 
     /// Whether the map `pairs` (moved point → image, a bijection of its points), the identity
@@ -768,6 +834,8 @@ pub fn sparse_search(
         explored: vec![0; n],
         generators: Vec::new(),
         stabilised: Vec::new(),
+        moved_by: vec![Vec::new(); n],
+        right_fixed: Vec::new(),
         generator_bytes: 0,
         generator_budget,
         image: (0..n as u32).collect(),
