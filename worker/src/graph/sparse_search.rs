@@ -103,6 +103,9 @@ struct Search<'a> {
     /// The vertices individualised on the right side of [`Self::automorphism_onto_right`]
     /// below `ζ_k` (`w`, then each candidate tried): the right node is `ζ_k` with these.
     right_fixed: Vec<u32>,
+    /// The pairs (left vertex, right vertex) of the singletons [`Self::automorphism_onto_right`]
+    /// has matched so far, frame by frame.
+    auto_pairs: Vec<(u32, u32)>,
     generator_bytes: u64,
     generator_budget: u64,
     /// Scratch for the automorphism test: the candidate's images, and a stamp per vertex.
@@ -328,7 +331,7 @@ impl Search<'_> {
         self.right_fixed.clear();
         self.right_fixed.push(w);
         if against_first == Ordering::Equal
-            && let Some(g) = self.automorphism_onto_right(self.marks[k])?
+            && let Some(g) = self.automorphism_onto_right(self.marks[k], self.marks[k], &[])?
         {
             self.add_generator(g)?;
             self.right.undo_to(mark);
@@ -357,15 +360,24 @@ impl Search<'_> {
             return self.leaf(k, status);
         };
         let cell: Vec<u32> = self.right.cell_at(target).to_vec();
+        // The orbits on the cell of the generators fixing the node, made again when generators
+        // were found since (with the children explored so far marked).
         let mut orbits = NodeOrbits::default();
+        let mut seen_generators = 0;
+        let mut children: Vec<u32> = Vec::new();
         for &y in &cell {
-            if orbits.seen_generators < self.generators.len() {
-                self.update_node_orbits(&mut orbits);
+            if seen_generators < self.generators.len() {
+                orbits = self.cell_orbits(&cell, &self.path_vertices);
+                for &x in &children {
+                    orbits.mark_explored(x);
+                }
+                seen_generators = self.generators.len();
             }
             if orbits.is_explored(y) {
                 continue;
             }
             orbits.mark_explored(y);
+            children.push(y);
             let mark = self.right.mark();
             self.right.individualise(y);
             let mut trace = Vec::new();
@@ -398,20 +410,6 @@ impl Search<'_> {
             }
         }
         Ok(())
-    }
-
-    /// Adds to `orbits` the generators found since it was last updated that fix the node's path
-    /// (the first path's vertices above the level being worked on, which every generator found
-    /// fixes, and `path_vertices`).
-    fn update_node_orbits(&self, orbits: &mut NodeOrbits) {
-        for g in &self.generators[orbits.seen_generators..] {
-            if self.path_vertices.iter().all(|&v| g.image(v) == v) {
-                for &(x, y) in g.moved() {
-                    orbits.union(x, y);
-                }
-            }
-        }
-        orbits.seen_generators = self.generators.len();
     }
 
     /// A leaf below level `k`: a new best, or an automorphism with the best leaf.
@@ -481,32 +479,75 @@ impl Search<'_> {
     }
 
     /// An automorphism mapping the ordered partition `left` onto `right` cell by cell (both
-    /// equitable, refined from the partition at `since` with equal traces), or `None` when
+    /// equitable, refined from the partition at `ζ_k` with equal traces), or `None` when
     /// there is none: cells that differ are individualised on both sides (one vertex on the
     /// left, each vertex of the matching cell in turn on the right) until the singletons'
     /// correspondence, the identity elsewhere, is an automorphism (checked on the edges at
     /// its moved points).
     ///
+    /// Incremental from frame to frame: a call looks only at the cells split since
+    /// `left_since` / `right_since` (at the top, `ζ_k`'s mark; below, the parent's marks before
+    /// its individualisations). The parent's cells of more than one vertex touched since `ζ_k`
+    /// come in `open` as `(start, differing)` (a cell neither side split since keeps its
+    /// verdict); the singletons' pairs accumulate in `auto_pairs`, taken back on return.
+    ///
     /// Reference: P. T. Darga, K. A. Sakallah and I. L. Markov, "Faster symmetry discovery
     /// using sparsity of symmetries" (saucy), DAC 2008.
     fn automorphism_onto_right(
         &mut self,
-        since: UndoMark,
+        left_since: UndoMark,
+        right_since: UndoMark,
+        open: &[(u32, bool)],
     ) -> Result<Option<SparsePermutation>, SolveError> {
         self.check()?;
-        let mut starts: Vec<u32> = self
+        let pairs_before = self.auto_pairs.len();
+        let found = self.automorphism_onto_right_frame(left_since, right_since, open);
+        for &(x, _) in &self.auto_pairs[pairs_before..] {
+            self.image[x as usize] = x;
+        }
+        self.auto_pairs.truncate(pairs_before);
+        found
+    }
+
+    fn next_stamp(&mut self) -> u32 {
+        self.stamp_now = self.stamp_now.wrapping_add(1);
+        if self.stamp_now == 0 {
+            self.stamp.fill(0);
+            self.stamp_now = 1;
+        }
+        self.stamp_now
+    }
+
+    /// One frame of [`Self::automorphism_onto_right`] (its pairs left in `auto_pairs`).
+    fn automorphism_onto_right_frame(
+        &mut self,
+        left_since: UndoMark,
+        right_since: UndoMark,
+        open: &[(u32, bool)],
+    ) -> Result<Option<SparsePermutation>, SolveError> {
+        // The cells split since the marks (on either side), each once.
+        let now = self.next_stamp();
+        let mut split: Vec<u32> = Vec::new();
+        for &(s, f) in self
             .left
-            .splits_since(since)
+            .splits_since(left_since)
             .iter()
-            .chain(self.right.splits_since(since))
-            .flat_map(|&(s, f)| [s, f])
+            .chain(self.right.splits_since(right_since))
+        {
+            for p in [s, f] {
+                if self.stamp[p as usize] != now {
+                    self.stamp[p as usize] = now;
+                    split.push(p);
+                }
+            }
+        }
+        // The parent's open cells that neither side split keep their verdict.
+        let mut cells: Vec<(u32, bool)> = open
+            .iter()
+            .copied()
+            .filter(|&(p, _)| self.stamp[p as usize] != now)
             .collect();
-        starts.sort_unstable();
-        starts.dedup();
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        let mut differing: Option<u32> = None;
-        let mut non_singleton: Option<u32> = None;
-        for &s in &starts {
+        for &s in &split {
             if !self.left.is_cell_start(s) || !self.right.is_cell_start(s) {
                 return Ok(None);
             }
@@ -516,27 +557,24 @@ impl Search<'_> {
             }
             if l.len() == 1 {
                 if l[0] != r[0] {
-                    pairs.push((l[0], r[0]));
+                    self.auto_pairs.push((l[0], r[0]));
+                    self.image[l[0] as usize] = r[0];
                 }
                 continue;
             }
-            non_singleton.get_or_insert(s);
-            if differing.is_none() {
-                self.stamp_now = self.stamp_now.wrapping_add(1);
-                if self.stamp_now == 0 {
-                    self.stamp.fill(0);
-                    self.stamp_now = 1;
-                }
-                for &x in l {
-                    self.stamp[x as usize] = self.stamp_now;
-                }
-                if r.iter().any(|&y| self.stamp[y as usize] != self.stamp_now) {
-                    differing = Some(s);
-                }
+            let now = self.next_stamp();
+            let (l, r) = (self.left.cell_at(s), self.right.cell_at(s));
+            for &x in l {
+                self.stamp[x as usize] = now;
             }
+            let differing = r.iter().any(|&y| self.stamp[y as usize] != now);
+            cells.push((s, differing));
         }
-        if differing.is_none() && self.is_automorphism(&pairs) {
-            return Ok(Some(SparsePermutation::from_pairs(pairs)));
+        // The first (by position) differing cell, else the first cell of more than one vertex.
+        let differing = cells.iter().filter(|c| c.1).map(|c| c.0).min();
+        let non_singleton = cells.iter().map(|c| c.0).min();
+        if differing.is_none() && self.pairs_are_automorphism() {
+            return Ok(Some(SparsePermutation::from_pairs(self.auto_pairs.clone())));
         }
         let Some(s) = differing
             .or(non_singleton)
@@ -612,7 +650,7 @@ impl Search<'_> {
             let result = match result {
                 Ok((Ordering::Equal, _)) => {
                     self.right_fixed.push(y);
-                    let result = self.automorphism_onto_right(since);
+                    let result = self.automorphism_onto_right(left_mark, right_mark, &cells);
                     self.right_fixed.pop();
                     result
                 }
@@ -626,7 +664,7 @@ impl Search<'_> {
                     break;
                 }
                 Ok(None) => orbits
-                    .get_or_insert_with(|| self.cell_orbits(&candidates))
+                    .get_or_insert_with(|| self.cell_orbits(&candidates, &self.right_fixed))
                     .mark_explored(y),
                 Err(e) => {
                     self.left.undo_to(left_mark);
@@ -638,12 +676,12 @@ impl Search<'_> {
         Ok(found)
     }
 
-    /// The orbits on `cell` (a cell of the right node of [`Self::automorphism_onto_right`]) of
-    /// the generators that fix the right node's individualised vertices (`right_fixed`; every
-    /// generator found fixes the first path's vertices above the level being worked on). Such a
-    /// generator maps the node's cells onto themselves, so its pairs `(x, g(x))` for `x` in
-    /// the cell stay in the cell.
-    fn cell_orbits(&self, cell: &[u32]) -> NodeOrbits {
+    /// McKay's orbit pruning at a node off the first path: the orbits on `cell` (a cell of the
+    /// node) of the generators that fix the node's individualised vertices below `ζ_k`
+    /// (`fixed`; every generator found fixes the first path's vertices above the level being
+    /// worked on). Such a generator maps the node's cells onto themselves, so its pairs
+    /// `(x, g(x))` for `x` in the cell stay in the cell, found through `moved_by`.
+    fn cell_orbits(&self, cell: &[u32], fixed: &[u32]) -> NodeOrbits {
         let mut orbits = NodeOrbits::default();
         let mut fixes: HashMap<u32, bool> = HashMap::new();
         for &x in cell {
@@ -651,7 +689,7 @@ impl Search<'_> {
                 let g = &self.generators[index as usize];
                 let fixing = *fixes
                     .entry(index)
-                    .or_insert_with(|| self.right_fixed.iter().all(|&f| g.image(f) == f));
+                    .or_insert_with(|| fixed.iter().all(|&f| g.image(f) == f));
                 if fixing {
                     orbits.union(x, g.image(x));
                 }
@@ -660,46 +698,31 @@ impl Search<'_> {
         orbits
     }
 
-    /// Whether the map `pairs` (moved point → image, a bijection of its points), the identity
-    /// elsewhere, is an automorphism: checked on the edges at the moved points only.
-    fn is_automorphism(&mut self, pairs: &[(u32, u32)]) -> bool {
-        for &(x, y) in pairs {
-            self.image[x as usize] = y;
-        }
-        let mut ok = true;
-        'points: for &(x, y) in pairs {
+    /// Whether the map `auto_pairs` (moved point → image, a bijection of its points, kept in
+    /// `image`), the identity elsewhere, is an automorphism: checked on the edges at the moved
+    /// points only, the newest pairs first (a frame's new pairs are where a map that was not an
+    /// automorphism usually still fails).
+    fn pairs_are_automorphism(&self) -> bool {
+        self.auto_pairs.iter().rev().all(|&(x, y)| {
             let row = self.adjacency.of(x);
-            if row.len() != self.adjacency.of(y).len() {
-                ok = false;
-                break;
-            }
-            for &z in row {
-                if !self.adjacency.has_edge(y, self.image[z as usize]) {
-                    ok = false;
-                    break 'points;
-                }
-            }
-        }
-        for &(x, _) in pairs {
-            self.image[x as usize] = x;
-        }
-        ok
+            row.len() == self.adjacency.of(y).len()
+                && row
+                    .iter()
+                    .all(|&z| self.adjacency.has_edge(y, self.image[z as usize]))
+        })
     }
 }
 
-/// The ranks of the colour numbers (equal colours, equal ranks; the colours' order kept).
 /// McKay's orbit pruning at a node off the first path: the orbits, on the node's target cell, of
 /// the automorphisms found so far that fix the node's individualised vertices. Two children in
 /// one orbit have subtrees mapped onto each other by such an automorphism (the same leaf forms,
 /// and automorphisms that are products of those found), so one child per orbit is explored.
-/// Union-find over the moved points of those automorphisms, each root marked when a child of
-/// its orbit has been explored.
+/// Union-find over the cell's points, each root marked when a child of its orbit has been
+/// explored (see `Search::cell_orbits`).
 #[derive(Default)]
 struct NodeOrbits {
     parent: HashMap<u32, u32>,
     explored: HashSet<u32>,
-    /// Generators looked at so far (`generators[..seen_generators]`).
-    seen_generators: usize,
 }
 
 impl NodeOrbits {
@@ -736,6 +759,7 @@ impl NodeOrbits {
     }
 }
 
+/// The ranks of the colour numbers (equal colours, equal ranks; the colours' order kept).
 fn colour_ranks(graph: &UndirectedGraph) -> Vec<u32> {
     match &graph.colours {
         None => vec![0; graph.vertices as usize],
@@ -836,6 +860,7 @@ pub fn sparse_search(
         stabilised: Vec::new(),
         moved_by: vec![Vec::new(); n],
         right_fixed: Vec::new(),
+        auto_pairs: Vec::new(),
         generator_bytes: 0,
         generator_budget,
         image: (0..n as u32).collect(),
