@@ -41,10 +41,12 @@ pub fn sparse_search_bytes(n: u64, m: u64) -> u64 {
         .saturating_add(1 << 16)
 }
 
-/// Bytes one sparse generator with `support` moved points takes: its pairs (8 bytes each) and
-/// its entries in the index by moved point (4 bytes each).
+/// Bytes one sparse generator with `support` moved points takes: its pairs (8 bytes each, held
+/// exactly), its entries in the index by moved point (4 bytes each, up to 8 with the index
+/// vectors' spare capacity), its vector's header and level (32 bytes, up to 64 with spare
+/// capacity).
 pub fn sparse_generator_bytes(support: u64) -> u64 {
-    support.saturating_mul(12).saturating_add(24)
+    support.saturating_mul(16).saturating_add(64)
 }
 
 /// One level of the first path: the target cell, the vertex individualised in it, the marks
@@ -161,7 +163,7 @@ impl Search<'_> {
                 "max_job_memory",
                 self.generator_budget,
                 format!(
-                    "{} bytes (what max_job_memory leaves the generators)",
+                    "{} bytes (the generators' share of max_job_memory)",
                     self.generator_budget
                 ),
             )

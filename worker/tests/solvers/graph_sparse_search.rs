@@ -487,3 +487,87 @@ fn cfi_graphs_agree_with_the_dense_search() {
         );
     }
 }
+
+/// A random connected simple cubic graph on `n` (even) vertices.
+fn random_connected_cubic(rng: &mut ChaCha8Rng, n: u32) -> Vec<(u32, u32)> {
+    loop {
+        let edges = random_cubic(rng, n);
+        let mut parent: Vec<u32> = (0..n).collect();
+        fn root(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                x = parent[x as usize];
+            }
+            x
+        }
+        for &(u, v) in &edges {
+            let (a, b) = (root(&mut parent, u), root(&mut parent, v));
+            parent[a as usize] = b;
+        }
+        let root0 = root(&mut parent, 0);
+        if (0..n).all(|v| root(&mut parent, v) == root0) {
+            return edges;
+        }
+    }
+}
+
+/// The automorphism group order by the dense search (nauty's algorithm, independent of the
+/// sparse search).
+fn dense_order(g: &UndirectedGraph) -> BigUint {
+    let dense = dense_search(g, &SolveContext::detached(), u64::MAX).unwrap();
+    let images: Vec<&[u32]> = dense.generators.iter().map(Perm::images).collect();
+    order_from_search(g.vertices as usize, &images, &dense.stabilised)
+}
+
+/// The order the CFI graph over a connected cubic base graph of `n` vertices and `m = 3n/2`
+/// edges should have: `2^(m - n + 1)` (flipping the ends along any even subgraph of the base,
+/// its cycle space) times the base graph's order (its automorphisms lift), the base's by the
+/// dense search.
+fn cfi_order_by_formula(base: &[(u32, u32)], n: u32) -> BigUint {
+    let base_graph = graph(n, base.iter().copied());
+    let cycle_space = base.len() as u32 - n + 1;
+    (BigUint::from(1u32) << cycle_space) * dense_order(&base_graph)
+}
+
+/// The CFI order formula, checked against the dense search on small connected bases (60–240
+/// vertices) before the test below relies on it.
+#[test]
+fn cfi_order_formula_agrees_with_the_dense_search() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1982);
+    for case in 0..10 {
+        let n = 6 + 2 * case;
+        let base = random_connected_cubic(&mut rng, n);
+        let g = cfi_graph(&base, n, None);
+        assert_eq!(
+            dense_order(&g),
+            cfi_order_by_formula(&base, n),
+            "case {case}: base {base:?}"
+        );
+    }
+}
+
+/// Larger CFI graphs (500 and 1,000 vertices, out of the old direct automorphism search's reach):
+/// the order by the formula and by Schreier–Sims on the generators, every generator an
+/// automorphism that joined orbits when found (so at most `n - orbits` of them), the same
+/// canonical form for a relabelled copy and a different one for the twisted graph.
+#[test]
+fn larger_cfi_graphs_have_the_order_by_formula_and_few_generators() {
+    let mut rng = ChaCha8Rng::seed_from_u64(19_922);
+    for n in [50u32, 100] {
+        let base = random_connected_cubic(&mut rng, n);
+        let g = cfi_graph(&base, n, None);
+        let found = search(&g);
+        assert_eq!(found.order, cfi_order_by_formula(&base, n), "base of {n}");
+        assert_eq!(schreier_sims_order(&g, &found), found.order, "base of {n}");
+        check_generators(&g, &found);
+        assert!(
+            found.generators.len() <= g.vertices as usize - orbits(&found).len(),
+            "{} generators for {} orbits",
+            found.generators.len(),
+            orbits(&found).len()
+        );
+        let (copy, _) = shuffled(&mut rng, &g);
+        assert_eq!(form(&g, &found), form(&copy, &search(&copy)), "base of {n}");
+        let twisted = cfi_graph(&base, n, Some(0));
+        assert_ne!(form(&g, &found), form(&twisted, &search(&twisted)));
+    }
+}
