@@ -31,6 +31,13 @@ pub struct SparseSearchResult {
     pub orbit_of: Vec<u32>,
 }
 
+/// Frames the direct automorphism search ([`Search::automorphism_onto_right`]) may take for one
+/// candidate before giving up to the subtree search: enough for the small-support automorphisms
+/// of trees, grids and the like, which it finds in a few; on Cai–Fürer–Immerman graphs, where
+/// it meets nodes that refinement cannot tell from the first path's, the subtree search with
+/// McKay's orbit pruning along the first path's cells is the cheaper way.
+const DIRECT_SEARCH_FRAMES: u32 = 128;
+
 /// Bytes the sparse search allocates for `n` vertices and `m` edges, its generators aside: the
 /// adjacency (`8m + 4n`), two partitions with their undo logs and target-cell index (about
 /// `120n` each), the first path's traces and marks (`40n`), the union-find and scratch (`40n`),
@@ -108,6 +115,13 @@ struct Search<'a> {
     /// The pairs (left vertex, right vertex) of the singletons [`Self::automorphism_onto_right`]
     /// has matched so far, frame by frame.
     auto_pairs: Vec<(u32, u32)>,
+    /// Frames [`Self::automorphism_onto_right`] may still take for the candidate being tried;
+    /// at zero it gives up and the candidate's subtree is searched for a leaf equivalent to
+    /// the first path's leaf instead.
+    frames_left: u32,
+    /// The first path's leaf: its labelling and its form (made when first needed).
+    first_labelling: Vec<u32>,
+    first_form: Option<CanonicalForm>,
     generator_bytes: u64,
     generator_budget: u64,
     /// Scratch for the automorphism test: the candidate's images, and a stamp per vertex.
@@ -242,6 +256,7 @@ impl Search<'_> {
         }
         self.marks.push(self.left.mark());
         self.best_labelling = self.left.elements().to_vec();
+        self.first_labelling = self.best_labelling.clone();
         self.best_traces = self.levels.iter().map(|l| l.trace.clone()).collect();
         Ok(())
     }
@@ -332,6 +347,7 @@ impl Search<'_> {
         let (against_first, against_best) = orders?;
         self.right_fixed.clear();
         self.right_fixed.push(w);
+        self.frames_left = DIRECT_SEARCH_FRAMES;
         if against_first == Ordering::Equal
             && let Some(g) = self.automorphism_onto_right(self.marks[k], self.marks[k], &[])?
         {
@@ -339,14 +355,18 @@ impl Search<'_> {
             self.right.undo_to(mark);
             return Ok(());
         }
-        // No automorphism from the first path: the node matters only for the canonical leaf.
-        if against_best != Ordering::Less {
+        // The direct search gave up: whether an automorphism maps `v` to `w` is decided by
+        // the subtree, as in nauty (a leaf equivalent to the first path's leaf).
+        let look_for_first = against_first == Ordering::Equal && self.frames_left == 0;
+        // Otherwise no automorphism from the first path: the node matters only for the
+        // canonical leaf.
+        if against_best != Ordering::Less || look_for_first {
             self.path_traces.clear();
             self.path_traces.push(trace);
             self.path_vertices.clear();
             self.path_vertices.push(w);
             self.abandon_to = None;
-            self.explore(k, k + 1, against_best)?;
+            self.explore(k, k + 1, against_best, look_for_first)?;
             self.abandon_to = None;
         }
         self.right.undo_to(mark);
@@ -354,12 +374,22 @@ impl Search<'_> {
     }
 
     /// Explores the subtree of the node `right` is at (depth `depth`, below level `k` of the
-    /// first path), whose traces compare with the best leaf's as `status` so far (`Equal` or
-    /// `Greater`), for a better canonical leaf; leaves equal to the best give automorphisms.
-    fn explore(&mut self, k: usize, depth: usize, mut status: Ordering) -> Result<(), SolveError> {
+    /// first path), whose traces compare with the best leaf's as `status` so far (`Equal`,
+    /// `Greater`, or `Less` when only `first` keeps it), for a better canonical leaf; leaves
+    /// equal to the best give automorphisms. With `first` (its traces so far equal to the first
+    /// path's, and looked for), a leaf equivalent to the first path's leaf gives the
+    /// automorphism mapping the first path's vertex at level `k` to the node's, and ends the
+    /// search of the candidate's subtree.
+    fn explore(
+        &mut self,
+        k: usize,
+        depth: usize,
+        mut status: Ordering,
+        first: bool,
+    ) -> Result<(), SolveError> {
         self.check()?;
         let Some(target) = self.right.smallest_non_singleton() else {
-            return self.leaf(k, status);
+            return self.leaf(k, status, first);
         };
         let cell: Vec<u32> = self.right.cell_at(target).to_vec();
         // The orbits on the cell of the generators fixing the node, made again when generators
@@ -383,20 +413,37 @@ impl Search<'_> {
             let mark = self.right.mark();
             self.right.individualise(y);
             let mut trace = Vec::new();
-            let result = if status == Ordering::Equal && depth < self.best_traces.len() {
-                let best = std::mem::take(&mut self.best_traces[depth]);
-                let result = self.refine_right(None, Some(&best), &mut trace);
-                self.best_traces[depth] = best;
-                result?.1
+            // The first path's trace at this depth, while this path's have equalled it.
+            let first_trace = if first && depth < self.levels.len() {
+                std::mem::take(&mut self.levels[depth].trace)
             } else {
-                self.refine_right(None, None, &mut trace)?;
-                Ordering::Greater
+                Vec::new()
             };
-            if result != Ordering::Less {
+            let watch_first = first && depth < self.levels.len();
+            let refined = match status {
+                Ordering::Equal if depth < self.best_traces.len() => {
+                    let best = std::mem::take(&mut self.best_traces[depth]);
+                    let reference = watch_first.then_some(first_trace.as_slice());
+                    let result = self.refine_right(reference, Some(&best), &mut trace);
+                    self.best_traces[depth] = best;
+                    result.map(|(f, b)| (watch_first && f == Ordering::Equal, b))
+                }
+                Ordering::Less => self
+                    .refine_right(Some(&first_trace), None, &mut trace)
+                    .map(|(f, _)| (watch_first && f == Ordering::Equal, Ordering::Less)),
+                _ => self
+                    .refine_right(None, None, &mut trace)
+                    .map(|_| (watch_first && trace == first_trace, Ordering::Greater)),
+            };
+            if watch_first {
+                self.levels[depth].trace = first_trace;
+            }
+            let (child_first, result) = refined?;
+            if result != Ordering::Less || child_first {
                 self.path_traces.push(trace);
                 self.path_vertices.push(y);
                 let best_before = self.best_changes;
-                self.explore(k, depth + 1, result)?;
+                self.explore(k, depth + 1, result, child_first)?;
                 if self.best_changes != best_before {
                     // The new best leaf lies below this node: compare with it from here on.
                     status = Ordering::Equal;
@@ -415,7 +462,35 @@ impl Search<'_> {
     }
 
     /// A leaf below level `k`: a new best, or an automorphism with the best leaf.
-    fn leaf(&mut self, k: usize, status: Ordering) -> Result<(), SolveError> {
+    fn leaf(&mut self, k: usize, status: Ordering, first: bool) -> Result<(), SolveError> {
+        if first {
+            if self.first_form.is_none() {
+                self.first_form = Some(CanonicalForm::new(self.graph, &self.first_labelling));
+            }
+            let form = CanonicalForm::new(self.graph, self.right.elements());
+            if self
+                .first_form
+                .as_ref()
+                .is_some_and(|f| f.edges == form.edges)
+            {
+                // Equivalent to the first path's leaf (so of its traces, not above the best's):
+                // the automorphism joins the orbits of the first path's vertex at level `k`
+                // and the candidate's; the candidate's subtree holds nothing more.
+                let pairs: Vec<(u32, u32)> = self
+                    .first_labelling
+                    .iter()
+                    .zip(self.right.elements())
+                    .filter(|(a, b)| a != b)
+                    .map(|(&a, &b)| (a, b))
+                    .collect();
+                self.add_generator(SparsePermutation::from_pairs(pairs))?;
+                self.abandon_to = Some(k);
+                return Ok(());
+            }
+            if status == Ordering::Less {
+                return Ok(());
+            }
+        }
         let labelling = self.right.elements();
         let order = if status == Ordering::Greater {
             Ordering::Greater
@@ -502,6 +577,10 @@ impl Search<'_> {
         open: &[(u32, bool)],
     ) -> Result<Option<SparsePermutation>, SolveError> {
         self.check()?;
+        if self.frames_left == 0 {
+            return Ok(None);
+        }
+        self.frames_left -= 1;
         let pairs_before = self.auto_pairs.len();
         let found = self.automorphism_onto_right_frame(left_since, right_since, open);
         for &(x, _) in &self.auto_pairs[pairs_before..] {
@@ -665,6 +744,7 @@ impl Search<'_> {
                     found = Some(g);
                     break;
                 }
+                Ok(None) if self.frames_left == 0 => break,
                 Ok(None) => orbits
                     .get_or_insert_with(|| self.cell_orbits(&candidates, &self.right_fixed))
                     .mark_explored(y),
@@ -863,6 +943,9 @@ pub fn sparse_search(
         moved_by: vec![Vec::new(); n],
         right_fixed: Vec::new(),
         auto_pairs: Vec::new(),
+        frames_left: 0,
+        first_labelling: Vec::new(),
+        first_form: None,
         generator_bytes: 0,
         generator_budget,
         image: (0..n as u32).collect(),

@@ -545,14 +545,14 @@ fn cfi_order_formula_agrees_with_the_dense_search() {
     }
 }
 
-/// Larger CFI graphs (500 and 1,000 vertices, out of the old direct automorphism search's reach):
+/// Larger CFI graphs (500 to 2,000 vertices, out of the old direct automorphism search's reach):
 /// the order by the formula and by Schreier–Sims on the generators, every generator an
 /// automorphism that joined orbits when found (so at most `n - orbits` of them), the same
 /// canonical form for a relabelled copy and a different one for the twisted graph.
 #[test]
 fn larger_cfi_graphs_have_the_order_by_formula_and_few_generators() {
     let mut rng = ChaCha8Rng::seed_from_u64(19_922);
-    for n in [50u32, 100] {
+    for n in [50u32, 100, 200] {
         let base = random_connected_cubic(&mut rng, n);
         let g = cfi_graph(&base, n, None);
         let found = search(&g);
