@@ -31,12 +31,30 @@ pub struct SparseSearchResult {
     pub orbit_of: Vec<u32>,
 }
 
-/// Frames the direct automorphism search ([`Search::automorphism_onto_right`]) may take for one
-/// candidate before giving up to the subtree search: enough for the small-support automorphisms
-/// of trees, grids and the like, which it finds in a few; on Cai–Fürer–Immerman graphs, where
-/// it meets nodes that refinement cannot tell from the first path's, the subtree search with
+/// Frames the direct automorphism search may take for one candidate before giving up to the
+/// subtree search (see [`SparseSearchOptions`]): enough for the small-support automorphisms of
+/// trees, grids and the like, which it finds in a few; on Cai–Fürer–Immerman graphs, where it
+/// meets nodes that refinement cannot tell from the first path's, the subtree search with
 /// McKay's orbit pruning along the first path's cells is the cheaper way.
-const DIRECT_SEARCH_FRAMES: u32 = 128;
+pub const DIRECT_SEARCH_FRAMES: u32 = 128;
+
+/// How the sparse search looks for an automorphism onto a first-level candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SparseSearchOptions {
+    /// Frames (pairs of individualisations) the direct search (saucy's) may take for one
+    /// candidate before the candidate's subtree is searched for a leaf equivalent to the first
+    /// path's leaf instead (nauty's). Either way the answer is the same; 0 always searches the
+    /// subtree.
+    pub direct_search_frames: u32,
+}
+
+impl Default for SparseSearchOptions {
+    fn default() -> Self {
+        SparseSearchOptions {
+            direct_search_frames: DIRECT_SEARCH_FRAMES,
+        }
+    }
+}
 
 /// Bytes the sparse search allocates for `n` vertices and `m` edges, its generators aside: the
 /// adjacency (`8m + 4n`), two partitions with their undo logs and target-cell index (about
@@ -119,6 +137,7 @@ struct Search<'a> {
     /// at zero it gives up and the candidate's subtree is searched for a leaf equivalent to
     /// the first path's leaf instead.
     frames_left: u32,
+    options: SparseSearchOptions,
     /// The first path's leaf: its labelling and its form (made when first needed).
     first_labelling: Vec<u32>,
     first_form: Option<CanonicalForm>,
@@ -347,7 +366,7 @@ impl Search<'_> {
         let (against_first, against_best) = orders?;
         self.right_fixed.clear();
         self.right_fixed.push(w);
-        self.frames_left = DIRECT_SEARCH_FRAMES;
+        self.frames_left = self.options.direct_search_frames;
         if against_first == Ordering::Equal
             && let Some(g) = self.automorphism_onto_right(self.marks[k], self.marks[k], &[])?
         {
@@ -912,6 +931,17 @@ pub fn sparse_search(
     ctx: &SolveContext,
     generator_budget: u64,
 ) -> Result<SparseSearchResult, SolveError> {
+    sparse_search_with(graph, ctx, generator_budget, SparseSearchOptions::default())
+}
+
+/// [`sparse_search`] with its [`SparseSearchOptions`] (the same answer whatever they are; for
+/// tests of both ways of finding automorphisms and for measurements).
+pub fn sparse_search_with(
+    graph: &UndirectedGraph,
+    ctx: &SolveContext,
+    generator_budget: u64,
+    options: SparseSearchOptions,
+) -> Result<SparseSearchResult, SolveError> {
     ctx.check()?;
     let n = graph.vertices as usize;
     let adjacency = SparseAdjacency::new(n, &graph.edges);
@@ -944,6 +974,7 @@ pub fn sparse_search(
         right_fixed: Vec::new(),
         auto_pairs: Vec::new(),
         frames_left: 0,
+        options,
         first_labelling: Vec::new(),
         first_form: None,
         generator_bytes: 0,

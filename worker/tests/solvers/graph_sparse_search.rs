@@ -8,8 +8,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use num_bigint::BigUint;
 use orbit_worker::graph::{
-    CanonicalForm, SparseSearchResult, UndirectedGraph, dense_search, is_isomorphism,
-    isomorphism_from_labellings, order_from_search, sparse_search,
+    CanonicalForm, SparseSearchOptions, SparseSearchResult, UndirectedGraph, dense_search,
+    is_isomorphism, isomorphism_from_labellings, order_from_search, sparse_search,
+    sparse_search_with,
 };
 use orbit_worker::group::{Perm, PermGroup};
 use orbit_worker::{Limits, SolveContext};
@@ -569,5 +570,50 @@ fn larger_cfi_graphs_have_the_order_by_formula_and_few_generators() {
         assert_eq!(form(&g, &found), form(&copy, &search(&copy)), "base of {n}");
         let twisted = cfi_graph(&base, n, Some(0));
         assert_ne!(form(&g, &found), form(&twisted, &search(&twisted)));
+    }
+}
+
+/// The sparse search with its direct automorphism search cut short after `frames` frames.
+fn search_with_frames(g: &UndirectedGraph, frames: u32) -> SparseSearchResult {
+    let options = SparseSearchOptions {
+        direct_search_frames: frames,
+    };
+    sparse_search_with(g, &SolveContext::detached(), u64::MAX, options).unwrap()
+}
+
+/// With the direct automorphism search cut short (0, 1 or 2 frames), automorphisms onto the
+/// first level's candidates come from their subtrees (leaves equivalent to the first path's
+/// leaf): the same brute-force orders, orbits and Schreier–Sims orders, and the same canonical
+/// form as with the default search, for random graphs up to 8 vertices and for CFI graphs
+/// against the dense search.
+#[test]
+fn the_subtree_search_for_automorphisms_matches_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1803);
+    for case in 0..450 {
+        let n = rng.random_range(1..=8);
+        let density = [0.15, 0.3, 0.5, 0.7, 0.9][case % 5];
+        let colours = if case % 3 == 0 { 3 } else { 1 };
+        let g = random_graph(&mut rng, n, density, colours);
+        let frames = (case % 3) as u32;
+        let found = search_with_frames(&g, frames);
+        let group = brute_automorphisms(&g);
+        assert_eq!(found.order, BigUint::from(group.len()), "{g:?}");
+        assert_eq!(orbits(&found), brute_orbits(n, &group), "{g:?}");
+        check_generators(&g, &found);
+        assert_eq!(schreier_sims_order(&g, &found), found.order, "{g:?}");
+        assert_eq!(form(&g, &found), form(&g, &search(&g)), "{g:?}");
+        let (copy, _) = shuffled(&mut rng, &g);
+        let copy_found = search_with_frames(&copy, frames);
+        assert_eq!(form(&g, &found), form(&copy, &copy_found), "{g:?}");
+    }
+    for case in 0..6 {
+        let n = 6 + 2 * case;
+        let base = random_connected_cubic(&mut rng, n);
+        let g = cfi_graph(&base, n, None);
+        let found = search_with_frames(&g, 0);
+        assert_eq!(found.order, dense_order(&g), "case {case}");
+        assert_eq!(schreier_sims_order(&g, &found), found.order, "case {case}");
+        check_generators(&g, &found);
+        assert_eq!(form(&g, &found), form(&g, &search(&g)), "case {case}");
     }
 }
