@@ -895,9 +895,16 @@ fn colour_ranks(graph: &UndirectedGraph) -> Vec<u32> {
 /// of the first path's vertex `v` under the generators found is tried: an automorphism mapping
 /// the first path's child onto `w`'s child is searched for directly, individualising only
 /// where the two partitions differ (saucy's idea), which finds an automorphism of small support
-/// in time proportional to it. When there is none, `w`'s orbit is not `v`'s, and its subtree is
-/// explored for the canonical leaf: the best leaf by (traces, relabelled edges), subtrees with a
-/// worse trace cut off. The generators found at a level, with those found below, generate the
+/// in time proportional to it; a failed right-side candidate's orbit under the generators fixing
+/// the right node fails with it, and the search gives up after
+/// [`SparseSearchOptions::direct_search_frames`]. When there is none, `w`'s orbit is not `v`'s,
+/// and its subtree is explored for the canonical leaf: the best leaf by (traces, relabelled
+/// edges), subtrees with a worse trace cut off, one child per orbit of the generators fixing the
+/// node (McKay), a leaf equal to the best giving an automorphism and a jump back. When the direct
+/// search gave up, the subtree is also searched for a leaf equivalent to the first path's leaf
+/// (nodes whose traces equal the first path's kept), as nauty does. An automorphism from two
+/// equal leaves is kept only if it joins orbits of the generators so far (otherwise it changes
+/// neither the orbits nor the group they generate). The generators found at a level, with those found below, generate the
 /// stabiliser of the first path's vertices above, so the order is the product over the levels
 /// of the orbit lengths of their first-path vertices (McKay 1981, Theorem 2.34): exact, not
 /// randomised.
