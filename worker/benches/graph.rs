@@ -1,12 +1,14 @@
 //! The graph kind against nauty's `dreadnaut` (Debian `nauty`) in the same run: automorphism
 //! group and canonical labelling of dense graphs (Paley, rook's graphs — strongly regular —,
 //! random G(n, 1/2)) and of sparse ones (grids, random recursive trees, random cubic graphs, up
-//! to 10^5 vertices by default; `cubic_N`, `grid_K`, `tree_N`, `rook_K`, `paley_P`, `random_N`
-//! name any size, e.g. `tree_1000000`).
+//! to 10^5 vertices by default; Cai–Fürer–Immerman graphs over random cubic graphs, the sparse
+//! search's hard case; `cubic_N`, `grid_K`, `tree_N`, `rook_K`, `paley_P`, `random_N`, `cfi_N`
+//! (N vertices, a multiple of 20) name any size, e.g. `tree_1000000`).
 //!
 //! `cargo bench -p orbit-worker --bench graph` (add case names to run some only). For each case:
 //! the search the job uses (`dense`: nauty's algorithm on the bit matrix through `canonaut`;
-//! `sparse`: Orbit's sparse search — see `uses_sparse_search`) alone, and the whole job
+//! `sparse`: Orbit's sparse search — see `uses_sparse_search`) alone, with its generators'
+//! number and moved points in all (`gens`, `moved`), and the whole job
 //! (`solve_graph`: the search, the exact order and orbits, the canonical form), both as the
 //! minimum CPU time of 3 runs; the job's peak memory (`VmHWM` of a child process running it once,
 //! minus that process's `VmHWM` before the job) and its memory estimate; dreadnaut's own `cpu
@@ -42,6 +44,9 @@ const DEFAULT_CASES: &[&str] = &[
     "tree_100000",
     "grid_316",
     "cubic_100000",
+    "cfi_500",
+    "cfi_2000",
+    "cfi_10000",
 ];
 
 /// Nanoseconds this thread has spent on a CPU (`/proc/thread-self/schedstat`).
@@ -151,6 +156,46 @@ fn grid(k: u32) -> UndirectedGraph {
     graph(n, edges)
 }
 
+/// The Cai–Fürer–Immerman graph over a random cubic graph of `n / 10` vertices: per base vertex
+/// 4 middle vertices (one per even subset of its 3 edges) and 6 end vertices (two per edge, 0
+/// and 1), a middle vertex joined to end 1 of the edges in its subset and end 0 of the others,
+/// and the ends of each base edge joined 0–0 and 1–1. Colour refinement cannot tell it from its
+/// twisted version, so individualisation goes about `n / 20` levels deep (Cai, Fürer and
+/// Immerman, Combinatorica 12 (1992)); its group has order `2^(n/20 + 1)` times the base
+/// graph's (the base graph's cycle space).
+fn cfi(n: u32, rng: &mut ChaCha8Rng) -> UndirectedGraph {
+    assert!(n.is_multiple_of(20), "cfi_N needs N a multiple of 20");
+    let base = cubic(n / 10, rng);
+    let mut incident: Vec<Vec<usize>> = vec![Vec::new(); base.vertices as usize];
+    for (i, &(u, v)) in base.edges.iter().enumerate() {
+        incident[u as usize].push(i);
+        incident[v as usize].push(i);
+    }
+    // Base vertex b: middle vertices 10b..10b+4, then end (edge j of b, bit) at 10b + 4 + 2j + bit.
+    let end = |b: u32, e: usize, bit: u32| {
+        let j = incident[b as usize]
+            .iter()
+            .position(|&f| f == e)
+            .unwrap_or(0) as u32;
+        10 * b + 4 + 2 * j + bit
+    };
+    let mut edges = Vec::new();
+    for b in 0..base.vertices {
+        let masks = (0u32..8).filter(|m| m.count_ones() % 2 == 0);
+        for (i, mask) in masks.enumerate() {
+            for (j, &e) in incident[b as usize].iter().enumerate() {
+                edges.push((10 * b + i as u32, end(b, e, (mask >> j) & 1)));
+            }
+        }
+    }
+    for (i, &(u, v)) in base.edges.iter().enumerate() {
+        for bit in 0..2 {
+            edges.push((end(u, i, bit), end(v, i, bit)));
+        }
+    }
+    graph(n, edges)
+}
+
 /// A random recursive tree: vertex i joins a uniformly random earlier vertex.
 fn tree(n: u32, rng: &mut ChaCha8Rng) -> UndirectedGraph {
     graph(n, (1..n).map(|i| (rng.random_range(0..i), i)))
@@ -223,6 +268,7 @@ fn case_graph(case: &str, rng: &mut ChaCha8Rng) -> UndirectedGraph {
         "cubic" => cubic(size, rng),
         "grid" => grid(size),
         "tree" => tree(size, rng),
+        "cfi" => cfi(size, rng),
         other => panic!("unknown case {other}"),
     }
 }
@@ -285,12 +331,14 @@ fn main() {
         .max(1);
     let (ctx, limits) = (SolveContext::detached(), Limits::default());
     println!(
-        "{:<13} {:>7} {:>8} {:>9} {:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6}",
+        "{:<13} {:>7} {:>8} {:>9} {:>6} {:>5} {:>8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6}",
         "case",
         "n",
         "m",
         "order",
         "search",
+        "gens",
+        "moved",
         "search s",
         "job s",
         "peak MiB",
@@ -304,20 +352,31 @@ fn main() {
         let mut rng = ChaCha8Rng::seed_from_u64(2026);
         let g = case_graph(case, &mut rng);
         let sparse = uses_sparse_search(u64::from(g.vertices), g.edges.len() as u64);
+        // The search's generators: how many, and their moved points in all (the sparse
+        // search's; the dense search's are image arrays of n entries each).
+        let (mut generators, mut moved) = (0usize, 0usize);
         let search = min_cpu_secs(runs, || {
             if sparse {
-                sparse_search(&g, &ctx, 1 << 30).expect("search");
+                let found = sparse_search(&g, &ctx, 1 << 30).expect("search");
+                generators = found.generators.len();
+                moved = found.generators.iter().map(|p| p.moved().len()).sum();
             } else {
-                dense_search(&g, &ctx, 1 << 30).expect("search");
+                let found = dense_search(&g, &ctx, 1 << 30).expect("search");
+                generators = found.generators.len();
+                moved = generators * g.vertices as usize;
             }
         });
         let job = GraphJob { graph: g.clone() };
         let mut order = String::new();
-        let total = min_cpu_secs(runs, || {
-            order = solve_graph(&job, &ctx, &limits)
-                .expect("job")
-                .order
-                .to_string();
+        // A job refused within the default limits (its generators over their budget) shows
+        // `refused` and its error after the line.
+        let mut refusal = None;
+        let total = min_cpu_secs(runs, || match solve_graph(&job, &ctx, &limits) {
+            Ok(answer) => order = answer.order.to_string(),
+            Err(error) => {
+                order = "refused".into();
+                refusal = Some(error);
+            }
         });
         if order.len() > 9 {
             order = format!("~1e{}", order.len() - 1);
@@ -337,10 +396,13 @@ fn main() {
         };
         let traces_text = show(traces);
         println!(
-            "{case:<13} {:>7} {:>8} {order:>9} {:>6} {search:>8.3} {total:>8.3} {peak:>8} {estimate:>7.0} {anchor_text:>7} {traces_text:>6} {ratio:>6}",
+            "{case:<13} {:>7} {:>8} {order:>9} {:>6} {generators:>5} {moved:>8} {search:>8.3} {total:>8.3} {peak:>8} {estimate:>7.0} {anchor_text:>7} {traces_text:>6} {ratio:>6}",
             g.vertices,
             g.edges.len(),
             if sparse { "sparse" } else { "dense" },
         );
+        if let Some(error) = refusal {
+            println!("  {case}: the job was refused: {error}");
+        }
     }
 }

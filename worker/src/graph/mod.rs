@@ -45,7 +45,8 @@ pub use search_order::order_from_search;
 pub use sparse_permutation::SparsePermutation;
 pub use sparse_refinement::{OrderedPartition, SparseAdjacency, UndoMark};
 pub use sparse_search::{
-    SparseSearchResult, sparse_generator_bytes, sparse_search, sparse_search_bytes,
+    DIRECT_SEARCH_FRAMES, SparseSearchOptions, SparseSearchResult, sparse_generator_bytes,
+    sparse_search, sparse_search_bytes, sparse_search_with,
 };
 pub use text_format::parse_graph_text;
 pub use undirected_graph::{Adjacency, MAX_GRAPH_EDGES, MAX_GRAPH_VERTICES, UndirectedGraph};

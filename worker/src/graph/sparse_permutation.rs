@@ -28,6 +28,8 @@ impl SparsePermutation {
     pub fn from_pairs(mut pairs: Vec<(u32, u32)>) -> SparsePermutation {
         pairs.retain(|&(x, y)| x != y);
         pairs.sort_unstable();
+        // Kept as long as it lives: exactly its support (a collected vector may hold twice).
+        pairs.shrink_to_fit();
         SparsePermutation { moved: pairs }
     }
 

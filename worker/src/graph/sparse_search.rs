@@ -31,18 +31,47 @@ pub struct SparseSearchResult {
     pub orbit_of: Vec<u32>,
 }
 
+/// Frames the direct automorphism search may take for one candidate before giving up to the
+/// subtree search (see [`SparseSearchOptions`]): enough for the small-support automorphisms of
+/// trees, grids and the like, which it finds in a few; on Cai–Fürer–Immerman graphs, where it
+/// meets nodes that refinement cannot tell from the first path's, the subtree search with
+/// McKay's orbit pruning along the first path's cells is the cheaper way.
+pub const DIRECT_SEARCH_FRAMES: u32 = 128;
+
+/// How the sparse search looks for an automorphism onto a first-level candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SparseSearchOptions {
+    /// Frames (pairs of individualisations) the direct search (saucy's) may take for one
+    /// candidate before the candidate's subtree is searched for a leaf equivalent to the first
+    /// path's leaf instead (nauty's). Either way the answer is the same; 0 always searches the
+    /// subtree.
+    pub direct_search_frames: u32,
+}
+
+impl Default for SparseSearchOptions {
+    fn default() -> Self {
+        SparseSearchOptions {
+            direct_search_frames: DIRECT_SEARCH_FRAMES,
+        }
+    }
+}
+
 /// Bytes the sparse search allocates for `n` vertices and `m` edges, its generators aside: the
 /// adjacency (`8m + 4n`), two partitions with their undo logs and target-cell index (about
-/// `120n` each), the first path's traces and marks (`40n`), the union-find and scratch (`40n`).
+/// `120n` each), the first path's traces and marks (`40n`), the union-find and scratch (`40n`),
+/// the generators' index by moved point (`24n`).
 pub fn sparse_search_bytes(n: u64, m: u64) -> u64 {
-    n.saturating_mul(4 + 2 * 120 + 40 + 40)
+    n.saturating_mul(4 + 2 * 120 + 40 + 40 + 24)
         .saturating_add(m.saturating_mul(8))
         .saturating_add(1 << 16)
 }
 
-/// Bytes one sparse generator with `support` moved points takes.
+/// Bytes one sparse generator with `support` moved points takes: its pairs (8 bytes each, held
+/// exactly), its entries in the index by moved point (4 bytes each, up to 8 with the index
+/// vectors' spare capacity), its vector's header and level (32 bytes, up to 64 with spare
+/// capacity).
 pub fn sparse_generator_bytes(support: u64) -> u64 {
-    support.saturating_mul(8).saturating_add(24)
+    support.saturating_mul(16).saturating_add(64)
 }
 
 /// One level of the first path: the target cell, the vertex individualised in it, the marks
@@ -95,6 +124,23 @@ struct Search<'a> {
     explored: Vec<u32>,
     generators: Vec<SparsePermutation>,
     stabilised: Vec<u32>,
+    /// `moved_by[x]`: the indices of the generators moving `x` (for the orbits of a node's
+    /// cell under the generators fixing the node, without scanning every generator).
+    moved_by: Vec<Vec<u32>>,
+    /// The vertices individualised on the right side of [`Self::automorphism_onto_right`]
+    /// below `ζ_k` (`w`, then each candidate tried): the right node is `ζ_k` with these.
+    right_fixed: Vec<u32>,
+    /// The pairs (left vertex, right vertex) of the singletons [`Self::automorphism_onto_right`]
+    /// has matched so far, frame by frame.
+    auto_pairs: Vec<(u32, u32)>,
+    /// Frames [`Self::automorphism_onto_right`] may still take for the candidate being tried;
+    /// at zero it gives up and the candidate's subtree is searched for a leaf equivalent to
+    /// the first path's leaf instead.
+    frames_left: u32,
+    options: SparseSearchOptions,
+    /// The first path's leaf: its labelling and its form (made when first needed).
+    first_labelling: Vec<u32>,
+    first_form: Option<CanonicalForm>,
     generator_bytes: u64,
     generator_budget: u64,
     /// Scratch for the automorphism test: the candidate's images, and a stamp per vertex.
@@ -150,15 +196,17 @@ impl Search<'_> {
                 "max_job_memory",
                 self.generator_budget,
                 format!(
-                    "{} bytes (what max_job_memory leaves the generators)",
+                    "{} bytes (the generators' share of max_job_memory)",
                     self.generator_budget
                 ),
             )
             .requested(self.generator_bytes));
         }
+        let index = self.generators.len() as u32;
         for i in 0..g.moved().len() {
             let (x, y) = g.moved()[i];
             self.union(x, y);
+            self.moved_by[x as usize].push(index);
         }
         self.generators.push(g);
         self.stabilised.push(self.levels[self.level].vertex);
@@ -227,6 +275,7 @@ impl Search<'_> {
         }
         self.marks.push(self.left.mark());
         self.best_labelling = self.left.elements().to_vec();
+        self.first_labelling = self.best_labelling.clone();
         self.best_traces = self.levels.iter().map(|l| l.trace.clone()).collect();
         Ok(())
     }
@@ -315,21 +364,28 @@ impl Search<'_> {
             self.best_traces[k] = best;
         }
         let (against_first, against_best) = orders?;
+        self.right_fixed.clear();
+        self.right_fixed.push(w);
+        self.frames_left = self.options.direct_search_frames;
         if against_first == Ordering::Equal
-            && let Some(g) = self.automorphism_onto_right(self.marks[k])?
+            && let Some(g) = self.automorphism_onto_right(self.marks[k], self.marks[k], &[])?
         {
             self.add_generator(g)?;
             self.right.undo_to(mark);
             return Ok(());
         }
-        // No automorphism from the first path: the node matters only for the canonical leaf.
-        if against_best != Ordering::Less {
+        // The direct search gave up: whether an automorphism maps `v` to `w` is decided by
+        // the subtree, as in nauty (a leaf equivalent to the first path's leaf).
+        let look_for_first = against_first == Ordering::Equal && self.frames_left == 0;
+        // Otherwise no automorphism from the first path: the node matters only for the
+        // canonical leaf.
+        if against_best != Ordering::Less || look_for_first {
             self.path_traces.clear();
             self.path_traces.push(trace);
             self.path_vertices.clear();
             self.path_vertices.push(w);
             self.abandon_to = None;
-            self.explore(k, k + 1, against_best)?;
+            self.explore(k, k + 1, against_best, look_for_first)?;
             self.abandon_to = None;
         }
         self.right.undo_to(mark);
@@ -337,40 +393,76 @@ impl Search<'_> {
     }
 
     /// Explores the subtree of the node `right` is at (depth `depth`, below level `k` of the
-    /// first path), whose traces compare with the best leaf's as `status` so far (`Equal` or
-    /// `Greater`), for a better canonical leaf; leaves equal to the best give automorphisms.
-    fn explore(&mut self, k: usize, depth: usize, mut status: Ordering) -> Result<(), SolveError> {
+    /// first path), whose traces compare with the best leaf's as `status` so far (`Equal`,
+    /// `Greater`, or `Less` when only `first` keeps it), for a better canonical leaf; leaves
+    /// equal to the best give automorphisms. With `first` (its traces so far equal to the first
+    /// path's, and looked for), a leaf equivalent to the first path's leaf gives the
+    /// automorphism mapping the first path's vertex at level `k` to the node's, and ends the
+    /// search of the candidate's subtree.
+    fn explore(
+        &mut self,
+        k: usize,
+        depth: usize,
+        mut status: Ordering,
+        first: bool,
+    ) -> Result<(), SolveError> {
         self.check()?;
         let Some(target) = self.right.smallest_non_singleton() else {
-            return self.leaf(k, status);
+            return self.leaf(k, status, first);
         };
         let cell: Vec<u32> = self.right.cell_at(target).to_vec();
+        // The orbits on the cell of the generators fixing the node, made again when generators
+        // were found since (with the children explored so far marked).
         let mut orbits = NodeOrbits::default();
+        let mut seen_generators = 0;
+        let mut children: Vec<u32> = Vec::new();
         for &y in &cell {
-            if orbits.seen_generators < self.generators.len() {
-                self.update_node_orbits(&mut orbits);
+            if seen_generators < self.generators.len() {
+                orbits = self.cell_orbits(&cell, &self.path_vertices);
+                for &x in &children {
+                    orbits.mark_explored(x);
+                }
+                seen_generators = self.generators.len();
             }
             if orbits.is_explored(y) {
                 continue;
             }
             orbits.mark_explored(y);
+            children.push(y);
             let mark = self.right.mark();
             self.right.individualise(y);
             let mut trace = Vec::new();
-            let result = if status == Ordering::Equal && depth < self.best_traces.len() {
-                let best = std::mem::take(&mut self.best_traces[depth]);
-                let result = self.refine_right(None, Some(&best), &mut trace);
-                self.best_traces[depth] = best;
-                result?.1
+            // The first path's trace at this depth, while this path's have equalled it.
+            let first_trace = if first && depth < self.levels.len() {
+                std::mem::take(&mut self.levels[depth].trace)
             } else {
-                self.refine_right(None, None, &mut trace)?;
-                Ordering::Greater
+                Vec::new()
             };
-            if result != Ordering::Less {
+            let watch_first = first && depth < self.levels.len();
+            let refined = match status {
+                Ordering::Equal if depth < self.best_traces.len() => {
+                    let best = std::mem::take(&mut self.best_traces[depth]);
+                    let reference = watch_first.then_some(first_trace.as_slice());
+                    let result = self.refine_right(reference, Some(&best), &mut trace);
+                    self.best_traces[depth] = best;
+                    result.map(|(f, b)| (watch_first && f == Ordering::Equal, b))
+                }
+                Ordering::Less => self
+                    .refine_right(Some(&first_trace), None, &mut trace)
+                    .map(|(f, _)| (watch_first && f == Ordering::Equal, Ordering::Less)),
+                _ => self
+                    .refine_right(None, None, &mut trace)
+                    .map(|_| (watch_first && trace == first_trace, Ordering::Greater)),
+            };
+            if watch_first {
+                self.levels[depth].trace = first_trace;
+            }
+            let (child_first, result) = refined?;
+            if result != Ordering::Less || child_first {
                 self.path_traces.push(trace);
                 self.path_vertices.push(y);
                 let best_before = self.best_changes;
-                self.explore(k, depth + 1, result)?;
+                self.explore(k, depth + 1, result, child_first)?;
                 if self.best_changes != best_before {
                     // The new best leaf lies below this node: compare with it from here on.
                     status = Ordering::Equal;
@@ -388,22 +480,36 @@ impl Search<'_> {
         Ok(())
     }
 
-    /// Adds to `orbits` the generators found since it was last updated that fix the node's path
-    /// (the first path's vertices above the level being worked on, which every generator found
-    /// fixes, and `path_vertices`).
-    fn update_node_orbits(&self, orbits: &mut NodeOrbits) {
-        for g in &self.generators[orbits.seen_generators..] {
-            if self.path_vertices.iter().all(|&v| g.image(v) == v) {
-                for &(x, y) in g.moved() {
-                    orbits.union(x, y);
-                }
+    /// A leaf below level `k`: a new best, or an automorphism with the best leaf.
+    fn leaf(&mut self, k: usize, status: Ordering, first: bool) -> Result<(), SolveError> {
+        if first {
+            if self.first_form.is_none() {
+                self.first_form = Some(CanonicalForm::new(self.graph, &self.first_labelling));
+            }
+            let form = CanonicalForm::new(self.graph, self.right.elements());
+            if self
+                .first_form
+                .as_ref()
+                .is_some_and(|f| f.edges == form.edges)
+            {
+                // Equivalent to the first path's leaf (so of its traces, not above the best's):
+                // the automorphism joins the orbits of the first path's vertex at level `k`
+                // and the candidate's; the candidate's subtree holds nothing more.
+                let pairs: Vec<(u32, u32)> = self
+                    .first_labelling
+                    .iter()
+                    .zip(self.right.elements())
+                    .filter(|(a, b)| a != b)
+                    .map(|(&a, &b)| (a, b))
+                    .collect();
+                self.add_generator(SparsePermutation::from_pairs(pairs))?;
+                self.abandon_to = Some(k);
+                return Ok(());
+            }
+            if status == Ordering::Less {
+                return Ok(());
             }
         }
-        orbits.seen_generators = self.generators.len();
-    }
-
-    /// A leaf below level `k`: a new best, or an automorphism with the best leaf.
-    fn leaf(&mut self, k: usize, status: Ordering) -> Result<(), SolveError> {
         let labelling = self.right.elements();
         let order = if status == Ordering::Greater {
             Ordering::Greater
@@ -435,7 +541,19 @@ impl Search<'_> {
                     .filter(|(a, b)| a != b)
                     .map(|(&a, &b)| (a, b))
                     .collect();
-                self.add_generator(SparsePermutation::from_pairs(pairs))?;
+                // Kept only when it joins orbits of the generators so far: one that does not
+                // leaves every orbit, hence the order and the generated group (by the orbit
+                // lengths of the first path's vertices, McKay's Theorem 2.34), as they are.
+                let mut joins = false;
+                for &(x, y) in &pairs {
+                    if self.find(x) != self.find(y) {
+                        joins = true;
+                        break;
+                    }
+                }
+                if joins {
+                    self.add_generator(SparsePermutation::from_pairs(pairs))?;
+                }
                 // McKay's jump back: the automorphism maps the current path's subtree at the
                 // child of the two leaves' deepest common node onto the best leaf's, explored
                 // already.
@@ -457,32 +575,79 @@ impl Search<'_> {
     }
 
     /// An automorphism mapping the ordered partition `left` onto `right` cell by cell (both
-    /// equitable, refined from the partition at `since` with equal traces), or `None` when
+    /// equitable, refined from the partition at `ζ_k` with equal traces), or `None` when
     /// there is none: cells that differ are individualised on both sides (one vertex on the
     /// left, each vertex of the matching cell in turn on the right) until the singletons'
     /// correspondence, the identity elsewhere, is an automorphism (checked on the edges at
     /// its moved points).
     ///
+    /// Incremental from frame to frame: a call looks only at the cells split since
+    /// `left_since` / `right_since` (at the top, `ζ_k`'s mark; below, the parent's marks before
+    /// its individualisations). The parent's cells of more than one vertex touched since `ζ_k`
+    /// come in `open` as `(start, differing)` (a cell neither side split since keeps its
+    /// verdict); the singletons' pairs accumulate in `auto_pairs`, taken back on return.
+    ///
     /// Reference: P. T. Darga, K. A. Sakallah and I. L. Markov, "Faster symmetry discovery
     /// using sparsity of symmetries" (saucy), DAC 2008.
     fn automorphism_onto_right(
         &mut self,
-        since: UndoMark,
+        left_since: UndoMark,
+        right_since: UndoMark,
+        open: &[(u32, bool)],
     ) -> Result<Option<SparsePermutation>, SolveError> {
         self.check()?;
-        let mut starts: Vec<u32> = self
+        if self.frames_left == 0 {
+            return Ok(None);
+        }
+        self.frames_left -= 1;
+        let pairs_before = self.auto_pairs.len();
+        let found = self.automorphism_onto_right_frame(left_since, right_since, open);
+        for &(x, _) in &self.auto_pairs[pairs_before..] {
+            self.image[x as usize] = x;
+        }
+        self.auto_pairs.truncate(pairs_before);
+        found
+    }
+
+    fn next_stamp(&mut self) -> u32 {
+        self.stamp_now = self.stamp_now.wrapping_add(1);
+        if self.stamp_now == 0 {
+            self.stamp.fill(0);
+            self.stamp_now = 1;
+        }
+        self.stamp_now
+    }
+
+    /// One frame of [`Self::automorphism_onto_right`] (its pairs left in `auto_pairs`).
+    fn automorphism_onto_right_frame(
+        &mut self,
+        left_since: UndoMark,
+        right_since: UndoMark,
+        open: &[(u32, bool)],
+    ) -> Result<Option<SparsePermutation>, SolveError> {
+        // The cells split since the marks (on either side), each once.
+        let now = self.next_stamp();
+        let mut split: Vec<u32> = Vec::new();
+        for &(s, f) in self
             .left
-            .splits_since(since)
+            .splits_since(left_since)
             .iter()
-            .chain(self.right.splits_since(since))
-            .flat_map(|&(s, f)| [s, f])
+            .chain(self.right.splits_since(right_since))
+        {
+            for p in [s, f] {
+                if self.stamp[p as usize] != now {
+                    self.stamp[p as usize] = now;
+                    split.push(p);
+                }
+            }
+        }
+        // The parent's open cells that neither side split keep their verdict.
+        let mut cells: Vec<(u32, bool)> = open
+            .iter()
+            .copied()
+            .filter(|&(p, _)| self.stamp[p as usize] != now)
             .collect();
-        starts.sort_unstable();
-        starts.dedup();
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        let mut differing: Option<u32> = None;
-        let mut non_singleton: Option<u32> = None;
-        for &s in &starts {
+        for &s in &split {
             if !self.left.is_cell_start(s) || !self.right.is_cell_start(s) {
                 return Ok(None);
             }
@@ -492,27 +657,24 @@ impl Search<'_> {
             }
             if l.len() == 1 {
                 if l[0] != r[0] {
-                    pairs.push((l[0], r[0]));
+                    self.auto_pairs.push((l[0], r[0]));
+                    self.image[l[0] as usize] = r[0];
                 }
                 continue;
             }
-            non_singleton.get_or_insert(s);
-            if differing.is_none() {
-                self.stamp_now = self.stamp_now.wrapping_add(1);
-                if self.stamp_now == 0 {
-                    self.stamp.fill(0);
-                    self.stamp_now = 1;
-                }
-                for &x in l {
-                    self.stamp[x as usize] = self.stamp_now;
-                }
-                if r.iter().any(|&y| self.stamp[y as usize] != self.stamp_now) {
-                    differing = Some(s);
-                }
+            let now = self.next_stamp();
+            let (l, r) = (self.left.cell_at(s), self.right.cell_at(s));
+            for &x in l {
+                self.stamp[x as usize] = now;
             }
+            let differing = r.iter().any(|&y| self.stamp[y as usize] != now);
+            cells.push((s, differing));
         }
-        if differing.is_none() && self.is_automorphism(&pairs) {
-            return Ok(Some(SparsePermutation::from_pairs(pairs)));
+        // The first (by position) differing cell, else the first cell of more than one vertex.
+        let differing = cells.iter().filter(|c| c.1).map(|c| c.0).min();
+        let non_singleton = cells.iter().map(|c| c.0).min();
+        if differing.is_none() && self.pairs_are_automorphism() {
+            return Ok(Some(SparsePermutation::from_pairs(self.auto_pairs.clone())));
         }
         let Some(s) = differing
             .or(non_singleton)
@@ -567,13 +729,31 @@ impl Search<'_> {
             return Err(SolveError::Cancelled);
         }
         let mut found = None;
+        // Orbit pruning on the right (McKay's, at the right node): the orbits on the cell of
+        // the generators fixing the right node's individualised vertices, made at the first
+        // candidate that fails. Such a generator maps the right node onto itself and one
+        // candidate's child onto another's, so an automorphism onto one child exists exactly
+        // when one onto the other does: a failed candidate's orbit fails with it. Without it
+        // the search is exhaustive below a node no automorphism reaches (Cai–Fürer–Immerman
+        // graphs, whose refinement cannot tell such a node from the first path's).
+        let mut orbits: Option<NodeOrbits> = None;
         for &y in &candidates {
+            if let Some(orbits) = orbits.as_mut()
+                && orbits.is_explored(y)
+            {
+                continue;
+            }
             let right_mark = self.right.mark();
             self.right.individualise(y);
             let mut trace = Vec::new();
             let result = self.refine_right(Some(&left_trace), None, &mut trace);
             let result = match result {
-                Ok((Ordering::Equal, _)) => self.automorphism_onto_right(since),
+                Ok((Ordering::Equal, _)) => {
+                    self.right_fixed.push(y);
+                    let result = self.automorphism_onto_right(left_mark, right_mark, &cells);
+                    self.right_fixed.pop();
+                    result
+                }
                 Ok(_) => Ok(None),
                 Err(e) => Err(e),
             };
@@ -583,7 +763,10 @@ impl Search<'_> {
                     found = Some(g);
                     break;
                 }
-                Ok(None) => {}
+                Ok(None) if self.frames_left == 0 => break,
+                Ok(None) => orbits
+                    .get_or_insert_with(|| self.cell_orbits(&candidates, &self.right_fixed))
+                    .mark_explored(y),
                 Err(e) => {
                     self.left.undo_to(left_mark);
                     return Err(e);
@@ -594,46 +777,53 @@ impl Search<'_> {
         Ok(found)
     }
 
-    /// Whether the map `pairs` (moved point → image, a bijection of its points), the identity
-    /// elsewhere, is an automorphism: checked on the edges at the moved points only.
-    fn is_automorphism(&mut self, pairs: &[(u32, u32)]) -> bool {
-        for &(x, y) in pairs {
-            self.image[x as usize] = y;
-        }
-        let mut ok = true;
-        'points: for &(x, y) in pairs {
-            let row = self.adjacency.of(x);
-            if row.len() != self.adjacency.of(y).len() {
-                ok = false;
-                break;
-            }
-            for &z in row {
-                if !self.adjacency.has_edge(y, self.image[z as usize]) {
-                    ok = false;
-                    break 'points;
+    /// McKay's orbit pruning at a node off the first path: the orbits on `cell` (a cell of the
+    /// node) of the generators that fix the node's individualised vertices below `ζ_k`
+    /// (`fixed`; every generator found fixes the first path's vertices above the level being
+    /// worked on). Such a generator maps the node's cells onto themselves, so its pairs
+    /// `(x, g(x))` for `x` in the cell stay in the cell, found through `moved_by`.
+    fn cell_orbits(&self, cell: &[u32], fixed: &[u32]) -> NodeOrbits {
+        let mut orbits = NodeOrbits::default();
+        let mut fixes: HashMap<u32, bool> = HashMap::new();
+        for &x in cell {
+            for &index in &self.moved_by[x as usize] {
+                let g = &self.generators[index as usize];
+                let fixing = *fixes
+                    .entry(index)
+                    .or_insert_with(|| fixed.iter().all(|&f| g.image(f) == f));
+                if fixing {
+                    orbits.union(x, g.image(x));
                 }
             }
         }
-        for &(x, _) in pairs {
-            self.image[x as usize] = x;
-        }
-        ok
+        orbits
+    }
+
+    /// Whether the map `auto_pairs` (moved point → image, a bijection of its points, kept in
+    /// `image`), the identity elsewhere, is an automorphism: checked on the edges at the moved
+    /// points only, the newest pairs first (a frame's new pairs are where a map that was not an
+    /// automorphism usually still fails).
+    fn pairs_are_automorphism(&self) -> bool {
+        self.auto_pairs.iter().rev().all(|&(x, y)| {
+            let row = self.adjacency.of(x);
+            row.len() == self.adjacency.of(y).len()
+                && row
+                    .iter()
+                    .all(|&z| self.adjacency.has_edge(y, self.image[z as usize]))
+        })
     }
 }
 
-/// The ranks of the colour numbers (equal colours, equal ranks; the colours' order kept).
 /// McKay's orbit pruning at a node off the first path: the orbits, on the node's target cell, of
 /// the automorphisms found so far that fix the node's individualised vertices. Two children in
 /// one orbit have subtrees mapped onto each other by such an automorphism (the same leaf forms,
 /// and automorphisms that are products of those found), so one child per orbit is explored.
-/// Union-find over the moved points of those automorphisms, each root marked when a child of
-/// its orbit has been explored.
+/// Union-find over the cell's points, each root marked when a child of its orbit has been
+/// explored (see `Search::cell_orbits`).
 #[derive(Default)]
 struct NodeOrbits {
     parent: HashMap<u32, u32>,
     explored: HashSet<u32>,
-    /// Generators looked at so far (`generators[..seen_generators]`).
-    seen_generators: usize,
 }
 
 impl NodeOrbits {
@@ -670,6 +860,7 @@ impl NodeOrbits {
     }
 }
 
+/// The ranks of the colour numbers (equal colours, equal ranks; the colours' order kept).
 fn colour_ranks(graph: &UndirectedGraph) -> Vec<u32> {
     match &graph.colours {
         None => vec![0; graph.vertices as usize],
@@ -704,9 +895,16 @@ fn colour_ranks(graph: &UndirectedGraph) -> Vec<u32> {
 /// of the first path's vertex `v` under the generators found is tried: an automorphism mapping
 /// the first path's child onto `w`'s child is searched for directly, individualising only
 /// where the two partitions differ (saucy's idea), which finds an automorphism of small support
-/// in time proportional to it. When there is none, `w`'s orbit is not `v`'s, and its subtree is
-/// explored for the canonical leaf: the best leaf by (traces, relabelled edges), subtrees with a
-/// worse trace cut off. The generators found at a level, with those found below, generate the
+/// in time proportional to it; a failed right-side candidate's orbit under the generators fixing
+/// the right node fails with it, and the search gives up after
+/// [`SparseSearchOptions::direct_search_frames`]. When there is none, `w`'s orbit is not `v`'s,
+/// and its subtree is explored for the canonical leaf: the best leaf by (traces, relabelled
+/// edges), subtrees with a worse trace cut off, one child per orbit of the generators fixing the
+/// node (McKay), a leaf equal to the best giving an automorphism and a jump back. When the direct
+/// search gave up, the subtree is also searched for a leaf equivalent to the first path's leaf
+/// (nodes whose traces equal the first path's kept), as nauty does. An automorphism from two
+/// equal leaves is kept only if it joins orbits of the generators so far (otherwise it changes
+/// neither the orbits nor the group they generate). The generators found at a level, with those found below, generate the
 /// stabiliser of the first path's vertices above, so the order is the product over the levels
 /// of the orbit lengths of their first-path vertices (McKay 1981, Theorem 2.34): exact, not
 /// randomised.
@@ -740,6 +938,17 @@ pub fn sparse_search(
     ctx: &SolveContext,
     generator_budget: u64,
 ) -> Result<SparseSearchResult, SolveError> {
+    sparse_search_with(graph, ctx, generator_budget, SparseSearchOptions::default())
+}
+
+/// [`sparse_search`] with its [`SparseSearchOptions`] (the same answer whatever they are; for
+/// tests of both ways of finding automorphisms and for measurements).
+pub fn sparse_search_with(
+    graph: &UndirectedGraph,
+    ctx: &SolveContext,
+    generator_budget: u64,
+    options: SparseSearchOptions,
+) -> Result<SparseSearchResult, SolveError> {
     ctx.check()?;
     let n = graph.vertices as usize;
     let adjacency = SparseAdjacency::new(n, &graph.edges);
@@ -768,6 +977,13 @@ pub fn sparse_search(
         explored: vec![0; n],
         generators: Vec::new(),
         stabilised: Vec::new(),
+        moved_by: vec![Vec::new(); n],
+        right_fixed: Vec::new(),
+        auto_pairs: Vec::new(),
+        frames_left: 0,
+        options,
+        first_labelling: Vec::new(),
+        first_form: None,
         generator_bytes: 0,
         generator_budget,
         image: (0..n as u32).collect(),

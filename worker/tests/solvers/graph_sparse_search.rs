@@ -8,8 +8,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use num_bigint::BigUint;
 use orbit_worker::graph::{
-    CanonicalForm, SparseSearchResult, UndirectedGraph, dense_search, is_isomorphism,
-    isomorphism_from_labellings, order_from_search, sparse_search,
+    CanonicalForm, SparseSearchOptions, SparseSearchResult, UndirectedGraph, dense_search,
+    is_isomorphism, isomorphism_from_labellings, order_from_search, sparse_search,
+    sparse_search_with,
 };
 use orbit_worker::group::{Perm, PermGroup};
 use orbit_worker::{Limits, SolveContext};
@@ -485,5 +486,134 @@ fn cfi_graphs_agree_with_the_dense_search() {
             form(&twisted, &search(&twisted)),
             "case {case}: CFI graphs are told apart"
         );
+    }
+}
+
+/// A random connected simple cubic graph on `n` (even) vertices.
+fn random_connected_cubic(rng: &mut ChaCha8Rng, n: u32) -> Vec<(u32, u32)> {
+    loop {
+        let edges = random_cubic(rng, n);
+        let mut parent: Vec<u32> = (0..n).collect();
+        fn root(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                x = parent[x as usize];
+            }
+            x
+        }
+        for &(u, v) in &edges {
+            let (a, b) = (root(&mut parent, u), root(&mut parent, v));
+            parent[a as usize] = b;
+        }
+        let root0 = root(&mut parent, 0);
+        if (0..n).all(|v| root(&mut parent, v) == root0) {
+            return edges;
+        }
+    }
+}
+
+/// The automorphism group order by the dense search (nauty's algorithm, independent of the
+/// sparse search).
+fn dense_order(g: &UndirectedGraph) -> BigUint {
+    let dense = dense_search(g, &SolveContext::detached(), u64::MAX).unwrap();
+    let images: Vec<&[u32]> = dense.generators.iter().map(Perm::images).collect();
+    order_from_search(g.vertices as usize, &images, &dense.stabilised)
+}
+
+/// The order the CFI graph over a connected cubic base graph of `n` vertices and `m = 3n/2`
+/// edges should have: `2^(m - n + 1)` (flipping the ends along any even subgraph of the base,
+/// its cycle space) times the base graph's order (its automorphisms lift), the base's by the
+/// dense search.
+fn cfi_order_by_formula(base: &[(u32, u32)], n: u32) -> BigUint {
+    let base_graph = graph(n, base.iter().copied());
+    let cycle_space = base.len() as u32 - n + 1;
+    (BigUint::from(1u32) << cycle_space) * dense_order(&base_graph)
+}
+
+/// The CFI order formula, checked against the dense search on small connected bases (60–240
+/// vertices) before the test below relies on it.
+#[test]
+fn cfi_order_formula_agrees_with_the_dense_search() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1982);
+    for case in 0..10 {
+        let n = 6 + 2 * case;
+        let base = random_connected_cubic(&mut rng, n);
+        let g = cfi_graph(&base, n, None);
+        assert_eq!(
+            dense_order(&g),
+            cfi_order_by_formula(&base, n),
+            "case {case}: base {base:?}"
+        );
+    }
+}
+
+/// Larger CFI graphs (500 to 2,000 vertices, out of the old direct automorphism search's reach):
+/// the order by the formula and by Schreier–Sims on the generators, every generator an
+/// automorphism that joined orbits when found (so at most `n - orbits` of them), the same
+/// canonical form for a relabelled copy and a different one for the twisted graph.
+#[test]
+fn larger_cfi_graphs_have_the_order_by_formula_and_few_generators() {
+    let mut rng = ChaCha8Rng::seed_from_u64(19_922);
+    for n in [50u32, 100, 200] {
+        let base = random_connected_cubic(&mut rng, n);
+        let g = cfi_graph(&base, n, None);
+        let found = search(&g);
+        assert_eq!(found.order, cfi_order_by_formula(&base, n), "base of {n}");
+        assert_eq!(schreier_sims_order(&g, &found), found.order, "base of {n}");
+        check_generators(&g, &found);
+        assert!(
+            found.generators.len() <= g.vertices as usize - orbits(&found).len(),
+            "{} generators for {} orbits",
+            found.generators.len(),
+            orbits(&found).len()
+        );
+        let (copy, _) = shuffled(&mut rng, &g);
+        assert_eq!(form(&g, &found), form(&copy, &search(&copy)), "base of {n}");
+        let twisted = cfi_graph(&base, n, Some(0));
+        assert_ne!(form(&g, &found), form(&twisted, &search(&twisted)));
+    }
+}
+
+/// The sparse search with its direct automorphism search cut short after `frames` frames.
+fn search_with_frames(g: &UndirectedGraph, frames: u32) -> SparseSearchResult {
+    let options = SparseSearchOptions {
+        direct_search_frames: frames,
+    };
+    sparse_search_with(g, &SolveContext::detached(), u64::MAX, options).unwrap()
+}
+
+/// With the direct automorphism search cut short (0, 1 or 2 frames), automorphisms onto the
+/// first level's candidates come from their subtrees (leaves equivalent to the first path's
+/// leaf): the same brute-force orders, orbits and Schreier–Sims orders, and the same canonical
+/// form as with the default search, for random graphs up to 8 vertices and for CFI graphs
+/// against the dense search.
+#[test]
+fn the_subtree_search_for_automorphisms_matches_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1803);
+    for case in 0..450 {
+        let n = rng.random_range(1..=8);
+        let density = [0.15, 0.3, 0.5, 0.7, 0.9][case % 5];
+        let colours = if case % 3 == 0 { 3 } else { 1 };
+        let g = random_graph(&mut rng, n, density, colours);
+        let frames = (case % 3) as u32;
+        let found = search_with_frames(&g, frames);
+        let group = brute_automorphisms(&g);
+        assert_eq!(found.order, BigUint::from(group.len()), "{g:?}");
+        assert_eq!(orbits(&found), brute_orbits(n, &group), "{g:?}");
+        check_generators(&g, &found);
+        assert_eq!(schreier_sims_order(&g, &found), found.order, "{g:?}");
+        assert_eq!(form(&g, &found), form(&g, &search(&g)), "{g:?}");
+        let (copy, _) = shuffled(&mut rng, &g);
+        let copy_found = search_with_frames(&copy, frames);
+        assert_eq!(form(&g, &found), form(&copy, &copy_found), "{g:?}");
+    }
+    for case in 0..6 {
+        let n = 6 + 2 * case;
+        let base = random_connected_cubic(&mut rng, n);
+        let g = cfi_graph(&base, n, None);
+        let found = search_with_frames(&g, 0);
+        assert_eq!(found.order, dense_order(&g), "case {case}");
+        assert_eq!(schreier_sims_order(&g, &found), found.order, "case {case}");
+        check_generators(&g, &found);
+        assert_eq!(form(&g, &found), form(&g, &search(&g)), "case {case}");
     }
 }
