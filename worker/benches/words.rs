@@ -130,7 +130,7 @@ fn main() {
             .map(|outcome| match outcome {
                 GapOutcome::Done(s, mean, max, rate) => (
                     format!("{s:.3} s"),
-                    format!("{mean:.1} / {max}"),
+                    format!("{mean:.2} / {max}"),
                     format!("{rate:.0}"),
                 ),
                 GapOutcome::TimedOut => (
@@ -142,7 +142,7 @@ fn main() {
             })
             .unwrap_or_else(|| ("n/a".into(), "n/a".into(), "n/a".into()));
         println!(
-            "| {name} | {setup:.3} s | {mean:.1} / {max} | {per_sec:.0} | {} | {} | {} |",
+            "| {name} | {setup:.3} s | {mean:.2} / {max} | {per_sec:.0} | {} | {} | {} |",
             gap_cells.0, gap_cells.1, gap_cells.2
         );
         std::io::stdout().flush().ok();
