@@ -124,10 +124,24 @@ const STRUCTURAL_MIN_ORBIT: usize = 64;
 /// this fraction of the Schreier generators' (few tests, whatever the orbit length).
 const LEMMA_ADVANTAGE: u64 = 64;
 
+/// Integer operations per point of the degree that one random chain of a level's normal-series
+/// search is counted as (measured: about half a millisecond per chain at degree 2,000, which the
+/// one-generator lemma's tests take for about 10^6 of their estimated operations): a search
+/// before the lemma builds at most the lemma's estimated work in chains, so that a failed search
+/// costs at most as much again as the lemma.
+const SERIES_CHAIN_WORK_PER_POINT: u64 = 1_000;
+
 /// Integer operations per point of the degree that proving a level through a block system is
 /// expected to cost (a chain of the level's group on the points and the blocks): the lemma is
 /// tried first when its tests cost less.
 const BLOCK_SYSTEM_WORK_PER_POINT: u64 = 2_000;
+
+/// What proving a level through a block system is expected to cost besides its
+/// [`BLOCK_SYSTEM_WORK_PER_POINT`]: this many times the estimated cost of proving again the
+/// deeper levels, which the block system's chain of the level's group proves again below its own
+/// first levels (the action on the blocks and the block stabiliser's orbit, of about the cost of
+/// the deeper levels again).
+const BLOCK_SYSTEM_REPROOF_FACTOR: u64 = 2;
 
 /// Consecutive random elements sifting to the identity after which a chain of a group of known
 /// order that has not reached that order is given up ([`Chain::build_with_known_order`]).
@@ -285,6 +299,10 @@ pub(crate) struct Level {
     points_charged: u64,
     /// How the level was last proven; `None` while unproven (and again after a new generator).
     proof: Option<LevelProof>,
+    /// Estimated integer operations of proving the level again by its cheapest known proof other
+    /// than a block system (set when it is proven): what a block-system proof of a higher level,
+    /// whose chain proves this level again, is expected to spend on it.
+    reproof_work: u64,
 }
 
 /// Replaces `g` by `g · u_j⁻¹` (level `lvl`'s representative `j`).

@@ -51,6 +51,7 @@ impl Chain {
             charged,
             points_charged: 1,
             proof: None,
+            reproof_work: 0,
         });
         Ok(())
     }
