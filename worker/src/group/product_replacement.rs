@@ -11,8 +11,9 @@ use super::perm::Perm;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
-/// A stream of (nearly uniform) random elements of `<generators>`.
-#[derive(Debug)]
+/// A stream of (nearly uniform) random elements of `<generators>`; a clone continues from the same
+/// state (several chains of one group can share one warm-up).
+#[derive(Debug, Clone)]
 pub(crate) struct ProductReplacement {
     slots: Vec<Perm>,
     accumulator: Perm,
