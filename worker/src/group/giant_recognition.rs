@@ -16,7 +16,9 @@
 //! (product replacement) find one with overwhelming probability. Not finding one proves nothing
 //! and the caller falls back to Schreier–Sims, which is exact. At large degree the search stops
 //! early on a run of elements with at most two distinct cycle lengths (see
-//! [`PLAIN_MIN_DEGREE`]), as the elements of small-base groups such as PSL(2, p) look.
+//! [`PLAIN_MIN_DEGREE`]), as the elements of small-base groups such as PSL(2, p) look, or
+//! without a cycle longer than `d/2` (see [`SHORT_STREAK`]), which about `ln 2` of a giant's
+//! elements have.
 //!
 //! Reference: Seress, *Permutation Group Algorithms* (2003), §10.2 (giant recognition, Theorem
 //! 10.2.1 and Lemma 10.2.3); Jordan (1873); GAP's `IsNaturalSymmetricGroup`.

@@ -445,6 +445,8 @@ impl Chain {
         if chain.levels.is_empty() {
             return Ok(chain);
         }
+        // The proofs sift many elements through the deeper levels.
+        chain.make_short_levels_explicit(ctx)?;
         if tuning.always_try_certificate
             || chain.completion_work_estimate() > CERTIFICATE_WORK_THRESHOLD
         {
@@ -763,8 +765,10 @@ mod tests {
 
     #[test]
     fn levels_choose_their_representation_by_size() {
-        // D_100 on 0..100 and C_3 on 100..103: with the explicit bound 5000 integers, the levels
-        // in the 100-point orbit (100 x 103 > 5000) are trees, the C_3 level (3 x 103) explicit.
+        // D_100 on 0..100 and C_3 on 100..103: with the explicit bound 5000 integers, the level
+        // whose orbit is the 100-point orbit (100 x 103 > 5000) is a tree; the others, the C_3
+        // level (3 x 103) and the reflection's level (2 x 103, built as a tree since the group's
+        // orbit of its base point has 100 points, then made explicit), are explicit.
         let n = 103;
         let ctx = SolveContext::detached();
         let tuning = ChainTuning {
@@ -785,7 +789,7 @@ mod tests {
         let chain = Chain::build(&test_inputs(&gens, tuning), &ctx).expect("chain");
         assert_eq!(chain.orbit_lengths().iter().product::<usize>(), 600);
         for lvl in &chain.levels {
-            let explicit = (lvl.base_point as usize) >= 100;
+            let explicit = lvl.orbit.len() * n <= 5000;
             assert_eq!(
                 lvl.inv_reps.is_some(),
                 explicit,
@@ -793,6 +797,21 @@ mod tests {
                 lvl.base_point
             );
         }
+        assert!(
+            chain
+                .levels
+                .iter()
+                .any(|l| l.base_point < 100 && l.orbit.len() == 2 && l.inv_reps.is_some()),
+            "the reflection's level is made explicit"
+        );
+        // Sifting through the converted level: a reflection of D_100 times the 3-cycle is a
+        // member, a transposition of two of the 100 points is not.
+        let mut member: Vec<u32> = (0..100u32).map(|x| (100 - x) % 100).collect();
+        member.extend([101, 102, 100]);
+        assert!(chain.contains_in_place(&mut member));
+        let mut other: Vec<u32> = (0..n as u32).collect();
+        other.swap(1, 99);
+        assert!(!chain.contains_in_place(&mut other));
         for l in 0..chain.levels.len() {
             let lvl = &chain.levels[l];
             for (j, u) in chain.transversal(l).iter().enumerate() {
