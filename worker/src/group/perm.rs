@@ -226,6 +226,16 @@ impl Perm {
         }
     }
 
+    /// Sets `self` to the inverse of `a` (of the same degree), without allocating.
+    ///
+    /// Complexity: O(degree).
+    pub(crate) fn set_inverse(&mut self, a: &Perm) {
+        debug_assert!(self.degree() == a.degree());
+        for (i, &x) in a.images.iter().enumerate() {
+            self.images[x as usize] = i as u32;
+        }
+    }
+
     /// The inverse permutation.
     ///
     /// Complexity: O(degree).

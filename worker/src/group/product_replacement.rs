@@ -11,12 +11,16 @@ use super::perm::Perm;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
-/// A stream of (nearly uniform) random elements of `<generators>`.
-#[derive(Debug)]
+/// A stream of (nearly uniform) random elements of `<generators>`; a clone continues from the same
+/// state (several chains of one group can share one warm-up).
+#[derive(Debug, Clone)]
 pub(crate) struct ProductReplacement {
     slots: Vec<Perm>,
     accumulator: Perm,
     scratch: Perm,
+    /// The inverse of the slot multiplied in by a step, when it is inverted (kept, so that a
+    /// step allocates nothing).
+    inverse_scratch: Perm,
     rng: ChaCha8Rng,
 }
 
@@ -51,6 +55,7 @@ impl ProductReplacement {
         let mut pr = ProductReplacement {
             accumulator: Perm::identity(degree),
             scratch: Perm::identity(degree),
+            inverse_scratch: Perm::identity(degree),
             slots,
             rng: ChaCha8Rng::seed_from_u64(seed),
         };
@@ -74,16 +79,19 @@ impl ProductReplacement {
         }
         let right = self.rng.random_bool(0.5);
         let invert = self.rng.random_bool(0.5);
+        if invert {
+            self.inverse_scratch.set_inverse(&self.slots[j]);
+        }
         let other = if invert {
-            self.slots[j].inverse()
+            &self.inverse_scratch
         } else {
-            self.slots[j].clone()
+            &self.slots[j]
         };
         let target = &self.slots[i];
         if right {
-            self.scratch.set_product(target, &other);
+            self.scratch.set_product(target, other);
         } else {
-            self.scratch.set_product(&other, target);
+            self.scratch.set_product(other, target);
         }
         std::mem::swap(&mut self.slots[i], &mut self.scratch);
         let k = self.rng.random_range(0..s);

@@ -8,8 +8,9 @@
 use super::regular_normal::{self, RegularNormalSubgroup};
 use super::sims_verify::LemmaOutcome;
 use super::{
-    BLOCK_SYSTEM_WORK_PER_POINT, Chain, DIRECT_LEVEL_WORK, LEMMA_ADVANTAGE, LevelProof,
-    LevelProofPolicy, STRUCTURAL_MIN_ORBIT, apply_inv_rep, code, is_identity_slice,
+    BLOCK_SYSTEM_REPROOF_FACTOR, BLOCK_SYSTEM_WORK_PER_POINT, Chain, DIRECT_LEVEL_WORK,
+    LEMMA_ADVANTAGE, LevelProof, LevelProofPolicy, SERIES_CHAIN_WORK_PER_POINT,
+    STRUCTURAL_MIN_ORBIT, apply_inv_rep, code, is_identity_slice,
 };
 use super::{block_system, normal_series, sims_verify};
 use crate::context::SolveContext;
@@ -152,30 +153,53 @@ impl Chain {
                     LemmaOutcome::TooCostly(work) => lemma_work = Some(work),
                     out => {
                         if let Some(done) = self.settle(level, out, LevelProof::OneGeneratorLemma) {
-                            return Ok(done);
+                            return Ok(self.record_reproof(level, done, cheap.min(direct)));
                         }
                     }
                 }
             }
-            if series_allowed && self.level_series(level, seed, ctx)? {
-                self.levels[level].proof = Some(LevelProof::LevelNormalSeries);
-                return Ok(None);
-            }
+            // The series search's random chains are capped so that a failing search costs about
+            // as much as the lemma's tests it precedes (when their cost is known).
+            let max_chains = match lemma_work {
+                _ if forced => usize::MAX,
+                Some(work) => {
+                    let chain_work = (self.n as u64 * SERIES_CHAIN_WORK_PER_POINT).max(1);
+                    usize::try_from(work / chain_work)
+                        .unwrap_or(usize::MAX)
+                        .min(normal_series::MAX_LEVEL_SERIES_CHAINS)
+                }
+                None => normal_series::MAX_LEVEL_SERIES_CHAINS,
+            };
+            let ok = series_allowed && self.level_series(level, max_chains, seed, ctx)?;
             let moderate = self.n as u64 * BLOCK_SYSTEM_WORK_PER_POINT;
+            if ok {
+                self.levels[level].proof = Some(LevelProof::LevelNormalSeries);
+                let work = lemma_work.unwrap_or(moderate).min(direct);
+                return Ok(self.record_reproof(level, None, work));
+            }
+            // The block system's chain proves again the levels below this one (by their lemma
+            // or Schreier generators, blocks being off there), on top of its own first levels.
+            let reproofs: u64 = self.levels[level + 1..]
+                .iter()
+                .map(|l| l.reproof_work)
+                .fold(0, u64::saturating_add);
+            let block_work =
+                moderate.saturating_add(reproofs.saturating_mul(BLOCK_SYSTEM_REPROOF_FACTOR));
             if let Some(work) = lemma_work
                 && work <= any
-                && (work <= moderate || !blocks_allowed)
+                && (work <= block_work || !blocks_allowed)
             {
                 lemma_work = None;
                 let out = self.lemma(level, any, buf, seed, ctx)?;
                 if let Some(done) = self.settle(level, out, LevelProof::OneGeneratorLemma) {
-                    return Ok(done);
+                    return Ok(self.record_reproof(level, done, work));
                 }
             }
             if blocks_allowed {
                 let out = self.block_system(level, buf, seed, ctx)?;
                 if let Some(done) = self.settle(level, out, LevelProof::BlockSystem) {
-                    return Ok(done);
+                    let work = lemma_work.unwrap_or(block_work).min(direct);
+                    return Ok(self.record_reproof(level, done, work));
                 }
             }
             if let Some(work) = lemma_work
@@ -183,7 +207,7 @@ impl Chain {
             {
                 let out = self.lemma(level, any, buf, seed, ctx)?;
                 if let Some(done) = self.settle(level, out, LevelProof::OneGeneratorLemma) {
-                    return Ok(done);
+                    return Ok(self.record_reproof(level, done, work));
                 }
             }
         }
@@ -191,7 +215,16 @@ impl Chain {
         if found.is_none() {
             self.levels[level].proof = Some(LevelProof::SchreierGenerators);
         }
-        Ok(found)
+        Ok(self.record_reproof(level, found, direct))
+    }
+
+    /// Records `work` as the estimated cost of proving level `level` again when `found` says it
+    /// was proven (`None`); returns `found`.
+    fn record_reproof(&mut self, level: usize, found: Option<usize>, work: u64) -> Option<usize> {
+        if found.is_none() {
+            self.levels[level].reproof_work = work;
+        }
+        found
     }
 
     /// What a structural proof's outcome means for [`prove_level`](Self::prove_level): proven
@@ -217,6 +250,7 @@ impl Chain {
     pub(super) fn level_series(
         &mut self,
         level: usize,
+        max_chains: usize,
         seed: u64,
         ctx: &SolveContext,
     ) -> Result<bool, SolveError> {
@@ -224,12 +258,13 @@ impl Chain {
         // level (and the deeper levels are proven already).
         let target = self.order_from(level);
         let mut peak = 0;
-        let bounded =
-            match normal_series::level_order_at_most(self, level, &target, seed, ctx, &mut peak) {
-                Ok(bounded) => bounded,
-                Err(SolveError::LimitExceeded { .. }) => false,
-                Err(e) => return Err(e),
-            };
+        let bounded = match normal_series::level_order_at_most(
+            self, level, &target, max_chains, seed, ctx, &mut peak,
+        ) {
+            Ok(bounded) => bounded,
+            Err(SolveError::LimitExceeded { .. }) => false,
+            Err(e) => return Err(e),
+        };
         self.proof_peak = self.proof_peak.max(peak);
         Ok(bounded)
     }

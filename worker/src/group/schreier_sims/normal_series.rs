@@ -33,7 +33,7 @@ use num_traits::{One, ToPrimitive};
 
 use std::cell::Cell;
 
-use super::{Chain, ChainInputs, ChainTuning, LevelProofPolicy, is_identity_slice};
+use super::{Chain, ChainInputs, ChainTuning, is_identity_slice};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::cyclic::CyclicGroup;
@@ -136,7 +136,7 @@ pub(crate) fn order_upper_bound(
 /// cyclic group; the elements are commutators of the level's generators (of order two and one,
 /// so that a derived series can come first: `[a,b]` lies in the derived subgroup) and the
 /// generators. Every element lies in `<S^(level)>`, so the bound holds for it; `false` proves
-/// nothing.
+/// nothing. At most `max_chains` random chains are built over all starts (`usize::MAX`: no cap).
 ///
 /// Memory: the permutations it holds (elements, a start's generators, the series' generators,
 /// scratch) and its subgroup chains stay within `budget_bytes`; the most it held at once is
@@ -152,6 +152,7 @@ pub(crate) fn level_order_at_most(
     chain: &Chain,
     level: usize,
     target: &BigUint,
+    max_chains: usize,
     seed: u64,
     ctx: &SolveContext,
     peak: &mut u64,
@@ -200,16 +201,7 @@ pub(crate) fn level_order_at_most(
         required: elements.len() - optional,
         target: Some(target),
         seed,
-        // With the default policy a level has other proofs: a search that has not succeeded
-        // within a few chains rarely does (the successes on the GAP-library corpus took at most
-        // 11), while a failing one builds up to hundreds.
-        chains_left: Cell::new(
-            if chain.tuning().level_proofs == LevelProofPolicy::WhereExpensive {
-                MAX_LEVEL_SERIES_CHAINS
-            } else {
-                usize::MAX
-            },
-        ),
+        chains_left: Cell::new(max_chains),
     };
     let mut starts: Vec<(Option<usize>, Option<usize>)> = (level + 1..chain.levels.len())
         .map(|l| (Some(l), None))
@@ -275,8 +267,10 @@ const MAX_COMMUTATORS: usize = 4;
 const MAX_LEVEL_GENERATORS: usize = 16;
 
 /// Random chains a level's series search ([`level_order_at_most`]) may build, over all its
-/// starts, with the default level-proof policy.
-const MAX_LEVEL_SERIES_CHAINS: usize = 16;
+/// starts, with the default level-proof policy: the level has other proofs, and a search that has
+/// not succeeded within a few chains rarely does (the successes on the GAP-library corpus took at
+/// most 11), while a failing one builds up to hundreds.
+pub(crate) const MAX_LEVEL_SERIES_CHAINS: usize = 16;
 
 /// The first term of a series: a subgroup, generators of it, and its exact order.
 struct Start<'a> {

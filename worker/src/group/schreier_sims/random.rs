@@ -55,9 +55,23 @@ impl Chain {
         order: &num_bigint::BigUint,
         ctx: &SolveContext,
     ) -> Result<Option<Chain>, SolveError> {
+        let pr = ProductReplacement::new(inputs.n, inputs.generators, inputs.seed, ctx)?;
+        Chain::build_with_known_order_from(inputs, b0, order, pr, ctx)
+    }
+
+    /// [`build_with_known_order`](Self::build_with_known_order) drawing its random elements from
+    /// `pr`, a stream of random elements of `<generators>` (already warmed up: a clone of one
+    /// stream serves several chains of the same group, e.g. with different first base points;
+    /// `inputs.seed` is not used).
+    pub(crate) fn build_with_known_order_from(
+        inputs: &ChainInputs<'_>,
+        b0: u32,
+        order: &num_bigint::BigUint,
+        mut pr: ProductReplacement,
+        ctx: &SolveContext,
+    ) -> Result<Option<Chain>, SolveError> {
         let n = inputs.n;
         let mut chain = Chain::started_at(inputs, b0, ctx)?;
-        let mut pr = ProductReplacement::new(n, inputs.generators, inputs.seed, ctx)?;
         let mut buf = vec![0u32; n];
         // The product changes only when a residue is added (the streak restarts at 0).
         let mut streak = 0;

@@ -300,17 +300,29 @@ pub(crate) fn prove_level(
         max_explicit_entries: 0,
         ..chain.tuning()
     };
-    let rebuild = |p: u32, held: &mut Held<'_>| -> Result<Option<OrbitView>, SolveError> {
+    // The rebuilt chains draw their random elements from clones of one warmed-up stream of `H`
+    // (its warm-up costs more than a small `H`'s chain): the stream and a clone are held while
+    // they exist, that is from the first rebuild to the last.
+    let h_gen_perms: Vec<Perm> = at.h_gens.iter().map(|&g| g.clone()).collect();
+    let stream_perms = 2 * (h_gen_perms.len().max(10) + 3);
+    let mut h_stream: Option<ProductReplacement> = None;
+    let mut rebuild = |p: u32, held: &mut Held<'_>| -> Result<Option<OrbitView>, SolveError> {
         ctx.check()?;
-        let gens: Vec<Perm> = at.h_gens.iter().map(|&g| g.clone()).collect();
+        if h_stream.is_none() {
+            if !held.hold(stream_perms) {
+                return Ok(None);
+            }
+            h_stream = Some(ProductReplacement::new(n, &h_gen_perms, seed, ctx)?);
+        }
+        let stream = h_stream.clone().expect("made above");
         let inputs = ChainInputs {
             n,
-            generators: &gens,
+            generators: &h_gen_perms,
             budget_bytes: held.left(),
-            seed: seed ^ u64::from(p),
+            seed,
             tuning: rebuilt_tuning,
         };
-        let built = match Chain::build_with_known_order(&inputs, p, &h_order, ctx) {
+        let built = match Chain::build_with_known_order_from(&inputs, p, &h_order, stream, ctx) {
             Ok(built) => built,
             Err(SolveError::LimitExceeded { .. }) => None,
             Err(e) => return Err(e),

@@ -51,6 +51,7 @@ impl Chain {
             charged,
             points_charged: 1,
             proof: None,
+            reproof_work: 0,
         });
         Ok(())
     }
@@ -223,6 +224,54 @@ impl Chain {
         lvl.checked.clear();
         lvl.checked.resize(lvl.orbit.len(), 0);
         lvl.gens_applied = lvl.gens.len();
+        Ok(())
+    }
+
+    /// Stores the inverse representatives of every tree level below the first whose orbit turned
+    /// out to fit the explicit bound (a level starts as a tree when the group's orbit of its base
+    /// point is too long, but a deeper level's own orbit is often far shorter: 60 points in a
+    /// group of degree 2,500), so that sifting through it costs O(d) instead of O(d · depth).
+    /// The Schreier vector stays (`u_child = u_parent · label`), so the representatives and the
+    /// levels' verification progress do not change.
+    ///
+    /// Complexity: O(|Δ_l| · d) per converted level.
+    pub(super) fn make_short_levels_explicit(
+        &mut self,
+        ctx: &SolveContext,
+    ) -> Result<(), SolveError> {
+        let n = self.n;
+        for l in 1..self.levels.len() {
+            let lvl = &self.levels[l];
+            let entries = (lvl.orbit.len() as u64).saturating_mul(n as u64);
+            if lvl.inv_reps.is_some() || entries > self.tuning.max_explicit_entries {
+                continue;
+            }
+            ctx.check()?;
+            charge(
+                &mut self.entries,
+                entries,
+                self.budget_entries,
+                self.budget_bytes,
+                n,
+            )?;
+            let mut inv_reps: Vec<u32> = Vec::with_capacity(entries as usize);
+            inv_reps.extend(0..n as u32);
+            let lvl = &self.levels[l];
+            for j in 1..lvl.orbit.len() {
+                // u_j = u_p · t, so u_j⁻¹ = t⁻¹ · u_p⁻¹: x -> u_p⁻¹[t⁻¹[x]] (the parent p < j:
+                // the orbit is in discovery order).
+                let (p, c) = lvl.parent[j];
+                let t_inv = super::label_inverse(&self.strong, &self.strong_inv, c);
+                let base = p as usize * n;
+                for &tx in t_inv.iter().take(n) {
+                    let v = inv_reps[base + tx as usize];
+                    inv_reps.push(v);
+                }
+            }
+            let lvl = &mut self.levels[l];
+            lvl.charged += entries;
+            lvl.inv_reps = Some(inv_reps);
+        }
         Ok(())
     }
 
