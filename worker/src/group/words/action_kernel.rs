@@ -18,9 +18,9 @@
 //! (two letters longer each), and `t · u_t⁻¹` for short random words `t`.
 //!
 //! **Proof.** `|H|` and `|G|` are proven orders, so `|K| = |G| / |H|`; the elements found are in
-//! `K` by construction (each is checked to act trivially), they are checked to be of prime order
-//! `p` and to commute, and the group they generate has order `p^r` exactly; the search stops when
-//! `p^r = |K|`. A member's word is checked by the sift (the residue must be the identity), so a
+//! `K` by construction (`t · u_t⁻¹` with `φ(t) = φ(u_t)`, a power `t^o` with `φ(t)^o = 1`, a
+//! conjugate of one of them) and checked to act trivially, of prime order `p` and to commute, and the
+//! group they generate has order `p^r` exactly; the search stops when `p^r = |K|`. A member's word is checked by the sift (the residue must be the identity), so a
 //! non-member gets none. Random only in the running time (Las Vegas). When the kernel is not
 //! elementary abelian, or no action is found, the caller uses another method.
 //!
@@ -301,26 +301,27 @@ impl ActionKernelWords {
         limit_name: &'static str,
     ) -> Result<bool, SolveError> {
         let k = self.generators.len();
-        // Candidates, the shortest word taken first, so that the kernel is spanned by short
-        // elements: the powers `t^o` of the short words `t` (`o` the order of `φ(t)`), then the
-        // conjugates of every new element (two letters longer), then random ones.
-        let mut queue: Vec<(Perm, Word)> = Vec::new();
+        let degree = self.generators[0].degree();
+        // Candidates, the shortest word first, so that the kernel is spanned by short elements:
+        // the powers `t^o` of the short words `t` (`o` the order of `φ(t)`) and the conjugates
+        // of every new element by the generators (two letters longer), then random ones. Only
+        // the powers' words are listed; each candidate's permutation is made when it is tried,
+        // so that what is held beside the kernel's elements stays small.
+        let mut powers: Vec<(u64, Word, u64)> = Vec::new();
         for t in short_words(k as u32, SHORT_WORD_LETTERS, SHORT_WORDS, &self.orders) {
             ctx.check()?;
-            let x = t.evaluate(&self.generators, self.generators[0].degree());
+            let x = t.evaluate(&self.generators, degree);
             let image = self.action.image(&x).expect("a member acts");
-            let Some(o) = image_order(&image).to_u64() else {
-                continue;
-            };
-            if o.saturating_mul(t.len()) > MAX_POWER_LETTERS {
-                continue;
+            if let Some(o) = image_order(&image).to_u64()
+                && o.saturating_mul(t.len()) <= MAX_POWER_LETTERS
+            {
+                powers.push((o * t.len(), t, o));
             }
-            let mut w = Word::identity();
-            for _ in 0..o {
-                w.append(&t, &self.orders);
-            }
-            queue.push((x.pow(o as i64), w));
         }
+        powers.sort_by_key(|(letters, _, _)| *letters);
+        let mut next_power = 0;
+        // The next conjugate: of found element `conjugated.0` by generator `conjugated.1`.
+        let mut conjugated = (0usize, 0usize);
         let mut target = None;
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let mut idle = 0usize;
@@ -330,12 +331,37 @@ impl ActionKernelWords {
             if let Some(r) = target
                 && self.kernel.rank() == r
             {
-                return Ok(self.kernel.is_elementary_abelian());
+                return Ok(true);
             }
-            let shortest = (0..queue.len()).min_by_key(|&i| queue[i].1.len());
-            let (x, w) = match shortest.map(|i| queue.swap_remove(i)) {
-                Some(next) => next,
-                None => {
+            let conjugate_letters = (conjugated.0 < self.kernel.found_len())
+                .then(|| self.kernel.found(conjugated.0).1.len() + 2);
+            let power_letters = powers.get(next_power).map(|(letters, _, _)| *letters);
+            let (x, w) = match (conjugate_letters, power_letters) {
+                (Some(c), p) if p.is_none_or(|p| c <= p) => {
+                    let (element, word) = self.kernel.found(conjugated.0);
+                    let j = conjugated.1;
+                    let x = self.inverses[j]
+                        .compose(element)
+                        .compose(&self.generators[j]);
+                    let mut w = Word::letter(j as u32, -1, &self.orders);
+                    w.append(word, &self.orders);
+                    w.push(j as u32, 1, &self.orders);
+                    conjugated.1 += 1;
+                    if conjugated.1 == k {
+                        conjugated = (conjugated.0 + 1, 0);
+                    }
+                    (x, w)
+                }
+                (_, Some(_)) => {
+                    let (_, t, o) = &powers[next_power];
+                    next_power += 1;
+                    let mut w = Word::identity();
+                    for _ in 0..*o {
+                        w.append(t, &self.orders);
+                    }
+                    (t.evaluate(&self.generators, degree).pow(*o as i64), w)
+                }
+                _ => {
                     let missing = target.map_or(1, |r: usize| r - self.kernel.rank());
                     if idle > TRIES_PER_DIMENSION * missing.max(1) + 256 {
                         return Ok(false);
@@ -347,7 +373,15 @@ impl ActionKernelWords {
                     self.random_kernel_element(&mut rng, walk)
                 }
             };
-            match self.kernel.insert(&x, w.clone()) {
+            // In the kernel by construction; checked all the same (O(d)), as the proof needs it.
+            if !self
+                .action
+                .image(&x)
+                .is_some_and(|image| image.is_identity())
+            {
+                return Ok(false);
+            }
+            match self.kernel.insert(&x, w) {
                 Inserted::NotElementary => return Ok(false),
                 Inserted::Redundant => {}
                 Inserted::New => {
@@ -362,20 +396,12 @@ impl ActionKernelWords {
                     if self.bytes.saturating_add(self.kernel.bytes()) > budget_bytes {
                         return Err(SolveError::limit_shown(
                             format!(
-                                "words of the group of degree {} (the kernel of its action)",
-                                x.degree()
+                                "words of the group of degree {degree} (the kernel of its action)"
                             ),
                             limit_name,
                             budget_bytes,
                             format!("{budget_bytes} bytes ({limit_name})"),
                         ));
-                    }
-                    for j in 0..k {
-                        let conjugate = self.inverses[j].compose(&x).compose(&self.generators[j]);
-                        let mut cw = Word::letter(j as u32, -1, &self.orders);
-                        cw.append(&w, &self.orders);
-                        cw.push(j as u32, 1, &self.orders);
-                        queue.push((conjugate, cw));
                     }
                 }
             }
