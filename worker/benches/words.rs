@@ -50,6 +50,7 @@ const CASES: &[&str] = &[
     "sym100xsym80_mixed",
     "sym2wrsym50_random",
     "sym2wrsym200_random",
+    "sym3wrsym50_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -168,6 +169,7 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "sym100xsym80_mixed" => (180, random_product_pair(100, 80, 180)),
         "sym2wrsym50_random" => (100, random_wreath(50, 3, 100)),
         "sym2wrsym200_random" => (400, random_wreath(200, 3, 400)),
+        "sym3wrsym50_random" => (150, random_wreath_of(3, 50, 3, 150)),
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),
@@ -231,6 +233,27 @@ fn random_wreath(m: usize, count: usize, seed: u64) -> Vec<Perm> {
                 for half in 0..2u32 {
                     let x = relabel[2 * i + half as usize];
                     images[x as usize] = relabel[(2 * b + (half ^ flip)) as usize];
+                }
+            }
+            Perm::from_images(images, "random").expect("a permutation")
+        })
+        .collect()
+}
+
+/// `count` random elements of `Sym(b) wr Sym(m)` (blocks of `b` points, each element permuting
+/// the blocks and each block's points at random), relabelled by a random permutation of the
+/// `b·m` points (`random_wreath` draws a flip per block instead, for `b = 2`).
+fn random_wreath_of(b: usize, m: usize, count: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let relabel = shuffled(b * m, &mut rng);
+    (0..count)
+        .map(|_| {
+            let blocks = shuffled(m, &mut rng);
+            let mut images = vec![0u32; b * m];
+            for (i, &to) in blocks.iter().enumerate() {
+                let inside = shuffled(b, &mut rng);
+                for (j, &k) in inside.iter().enumerate() {
+                    images[relabel[b * i + j] as usize] = relabel[b * to as usize + k as usize];
                 }
             }
             Perm::from_images(images, "random").expect("a permutation")

@@ -487,19 +487,20 @@ fn group_words_sym_1000_through_the_job() {
 }
 
 /// A cancel while the tables are filled ends the work within the 100 ms the server promises
-/// (60 copies of Sym(3) from a transposition in each and one product of 3-cycles moving them all,
-/// so not factor by factor: a long base, whose tables take seconds).
+/// (45 copies of Sym(4) from a transposition in each and one product of 4-cycles moving them all,
+/// so not factor by factor, and no action with an elementary abelian kernel over its signs — the
+/// even part is `Alt(4)^44` —: a long base, whose tables take seconds).
 #[test]
 fn group_words_cancellation_frees_the_worker_quickly() {
     let d = 180;
     let mut gens = Vec::new();
-    let mut three_cycles = String::new();
-    for b in 0..60 {
-        let p = 3 * b + 1;
-        three_cycles.push_str(&format!("({},{},{})", p, p + 1, p + 2));
+    let mut four_cycles = String::new();
+    for b in 0..45 {
+        let p = 4 * b + 1;
+        four_cycles.push_str(&format!("({},{},{},{})", p, p + 1, p + 2, p + 3));
         gens.push(perm(&format!("({},{})", p, p + 1), d));
     }
-    gens.push(perm(&three_cycles, d));
+    gens.push(perm(&four_cycles, d));
     let group =
         PermGroup::new(d, gens, &SolveContext::detached(), &Limits::default()).expect("builds");
     let flag = CancelFlag::new();
@@ -789,12 +790,14 @@ fn group_words_products_of_giants_with_generators_moving_every_orbit() {
 
 /// A random element of `C_b wr Sym(m)` on `b·m` points (block `i` is `relabel[b·i..b·i+b]`):
 /// a random permutation of the blocks and a random rotation inside each, the rotations summing
-/// to `rotation_sum` modulo `b` when it is given (then it lies in the subgroup of that sum).
+/// to `rotation_sum` modulo `b` when it is given (then it lies in the subgroup of that sum); with
+/// `full`, a random permutation inside each block instead (`Sym(b) wr Sym(m)`).
 fn random_wreath_element(
     b: usize,
     m: usize,
     relabel: &[u32],
     rotation_sum: Option<usize>,
+    full: bool,
     rng: &mut ChaCha8Rng,
 ) -> Perm {
     let mut blocks: Vec<usize> = (0..m).collect();
@@ -806,28 +809,38 @@ fn random_wreath_element(
     }
     let mut images = vec![0u32; b * m];
     for (i, (&to, &r)) in blocks.iter().zip(&rotations).enumerate() {
-        for j in 0..b {
-            images[relabel[b * i + j] as usize] = relabel[b * to + (j + r) % b];
+        let mut inside: Vec<usize> = (0..b).map(|j| (j + r) % b).collect();
+        if full {
+            inside.shuffle(rng);
+        }
+        for (j, &k) in inside.iter().enumerate() {
+            images[relabel[b * i + j] as usize] = relabel[b * to + k];
         }
     }
     Perm::from_images(images, "wreath").expect("a permutation")
 }
 
 /// Groups with a long base that are neither giants nor products of giants get their words
-/// through an action with an elementary abelian kernel: `C_2 wr Sym(30)` and its subgroup of
-/// even flips (kernel `C_2^29`: an odd number of flips is a non-member with a member's image on
-/// the blocks), `C_3 wr Sym(26)`, and `Sym(30)` acting on two copies of its points (faithful on
-/// each: trivial kernel). Orders against their formulas, each random member's word multiplied
+/// through an action whose kernel is elementary abelian over its signs on the blocks:
+/// `C_2 wr Sym(30)` and its subgroup of even flips (kernel `C_2^29`: an odd number of flips is a
+/// non-member with a member's image on the blocks), `C_3 wr Sym(26)`, `Sym(3) wr Sym(26)`
+/// (kernel `Sym(3)^26`: signs `C_2^26` over `C_3^26`), and `Sym(30)` acting on two copies of its
+/// points (faithful on each: trivial kernel). Orders against their formulas, each random member's word multiplied
 /// out here, and non-members (by construction) get none.
 #[test]
 fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
     let mut rng = ChaCha8Rng::seed_from_u64(5021);
-    for (b, m, sum) in [(2usize, 30usize, None), (2, 30, Some(0)), (3, 26, None)] {
+    for (b, m, sum, full) in [
+        (2usize, 30usize, None, false),
+        (2, 30, Some(0), false),
+        (3, 26, None, false),
+        (3, 26, None, true),
+    ] {
         let d = b * m;
         let mut relabel: Vec<u32> = (0..d as u32).collect();
         relabel.shuffle(&mut rng);
         let gens: Vec<Perm> = (0..3)
-            .map(|_| random_wreath_element(b, m, &relabel, sum, &mut rng))
+            .map(|_| random_wreath_element(b, m, &relabel, sum, full, &mut rng))
             .collect();
         let group = PermGroup::new(
             d,
@@ -837,10 +850,15 @@ fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
         )
         .expect("builds");
         let kernel_rank = if sum.is_some() { m - 1 } else { m } as u32;
+        let block_group = if full {
+            factorial(b)
+        } else {
+            num_bigint::BigUint::from(b)
+        };
         assert_eq!(
             group.order(),
-            factorial(m) * num_bigint::BigUint::from(b).pow(kernel_rank),
-            "C_{b} wr Sym({m}), rotation sum {sum:?}"
+            factorial(m) * block_group.pow(kernel_rank),
+            "C_{b} wr Sym({m}), rotation sum {sum:?}, full {full}"
         );
         let words = words_for(&group, 1);
         assert_eq!(
@@ -849,7 +867,7 @@ fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
             "C_{b} wr Sym({m})"
         );
         for _ in 0..20 {
-            let x = random_wreath_element(b, m, &relabel, sum, &mut rng);
+            let x = random_wreath_element(b, m, &relabel, sum, full, &mut rng);
             let word = words.word_of(&x).expect("member");
             assert_reduced(&word, "wreath product");
             assert_eq!(
@@ -861,7 +879,7 @@ fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
         let across = perm(&format!("({},{})", relabel[0] + 1, relabel[b] + 1), d);
         assert!(words.word_of(&across).is_none(), "a swap across blocks");
         if sum.is_some() {
-            let odd = random_wreath_element(b, m, &relabel, Some(1), &mut rng);
+            let odd = random_wreath_element(b, m, &relabel, Some(1), false, &mut rng);
             assert!(words.word_of(&odd).is_none(), "an odd number of flips");
         }
         // Too little memory, or a cancel: a clear error, never a panic.

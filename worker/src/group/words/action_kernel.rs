@@ -41,8 +41,9 @@ use num_traits::{One, ToPrimitive};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::elementary_abelian::{ElementaryAbelianWords, Inserted};
+use super::elementary_abelian::Inserted;
 use super::group_words::{GroupWords, WordEffort};
+use super::signed_kernel::SignedKernelWords;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -155,7 +156,7 @@ pub(super) struct ActionKernelWords {
     action: Action,
     /// Words of the image group, in the images of the same generators.
     image: Box<GroupWords>,
-    kernel: ElementaryAbelianWords,
+    kernel: SignedKernelWords,
     generators: Vec<Perm>,
     inverses: Vec<Perm>,
     orders: GeneratorOrders,
@@ -197,7 +198,7 @@ impl ActionKernelWords {
                 ..Limits::default()
             }
         };
-        let Some((action, image_group)) =
+        let Some((action, parts, image_group)) =
             choose_action(group, &generators, ctx, &limits_left(held))?
         else {
             return Ok(None);
@@ -218,7 +219,7 @@ impl ActionKernelWords {
         let mut words = ActionKernelWords {
             action,
             image: Box::new(image),
-            kernel: ElementaryAbelianWords::new(degree),
+            kernel: SignedKernelWords::new(degree, parts),
             generators,
             inverses,
             orders,
@@ -322,15 +323,12 @@ impl ActionKernelWords {
         let mut next_power = 0;
         // The next conjugate: of found element `conjugated.0` by generator `conjugated.1`.
         let mut conjugated = (0usize, 0usize);
-        let mut target = None;
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let mut idle = 0usize;
         let mut walk = 2usize;
         loop {
             ctx.check()?;
-            if let Some(r) = target
-                && self.kernel.rank() == r
-            {
+            if self.kernel.order_at_least() == *kernel_order {
                 return Ok(true);
             }
             let conjugate_letters = (conjugated.0 < self.kernel.found_len())
@@ -362,8 +360,7 @@ impl ActionKernelWords {
                     (t.evaluate(&self.generators, degree).pow(*o as i64), w)
                 }
                 _ => {
-                    let missing = target.map_or(1, |r: usize| r - self.kernel.rank());
-                    if idle > TRIES_PER_DIMENSION * missing.max(1) + 256 {
+                    if idle > TRIES_PER_DIMENSION * (self.kernel.found_len() + 1) + 256 {
                         return Ok(false);
                     }
                     idle += 1;
@@ -381,17 +378,13 @@ impl ActionKernelWords {
             {
                 return Ok(false);
             }
-            match self.kernel.insert(&x, w) {
+            match self.kernel.insert(&x, w, &self.orders) {
                 Inserted::NotElementary => return Ok(false),
                 Inserted::Redundant => {}
                 Inserted::New => {
                     idle = 0;
-                    if target.is_none() {
-                        let p = self.kernel.prime().expect("a new element sets the prime");
-                        let Some(r) = log_exactly(kernel_order, p) else {
-                            return Ok(false);
-                        };
-                        target = Some(r);
+                    if self.kernel.order_at_least() > *kernel_order {
+                        return Ok(false); // impossible for a proven order; declined all the same
                     }
                     if self.bytes.saturating_add(self.kernel.bytes()) > budget_bytes {
                         return Err(SolveError::limit_shown(
@@ -435,7 +428,11 @@ impl ActionKernelWords {
     }
 }
 
-/// The action to write words through, with its image group: for a transitive group its action
+/// An action, the parts its kernel maps onto themselves (the blocks, or the other orbits), and
+/// its image group.
+type ChosenAction = (Action, Vec<Vec<u32>>, PermGroup);
+
+/// The action to write words through, with the parts and the image group: for a transitive group its action
 /// on minimal blocks, for an intransitive one its action on one of its largest orbits (the one
 /// whose image is largest, among the [`ORBITS_TRIED`] largest). `None` for a primitive group.
 fn choose_action(
@@ -443,7 +440,7 @@ fn choose_action(
     generators: &[Perm],
     ctx: &SolveContext,
     limits: &Limits,
-) -> Result<Option<(Action, PermGroup)>, SolveError> {
+) -> Result<Option<ChosenAction>, SolveError> {
     let degree = group.degree();
     let mut orbits: Vec<&Vec<u32>> = group.orbits_ref().iter().filter(|o| o.len() > 1).collect();
     if orbits.len() == 1 {
@@ -470,27 +467,31 @@ fn choose_action(
                 number,
             };
             let image = PermGroup::new(action.degree(), found.images, ctx, limits)?;
-            return Ok(Some((action, image)));
+            return Ok(Some((action, Vec::new(), image)));
         };
         let mut block_of = vec![NONE; degree];
         let mut representatives = Vec::new();
+        let mut parts: Vec<Vec<u32>> = Vec::new();
         for (&x, &b) in orbit.iter().zip(&blocks) {
             block_of[x as usize] = b;
             if b as usize == representatives.len() {
                 representatives.push(x);
+                parts.push(Vec::new());
             }
+            parts[b as usize].push(x);
         }
+        parts.iter_mut().for_each(|p| p.sort_unstable());
         let action = Action::Blocks {
             block_of,
             representatives,
         };
         let image = image_group(&action, generators, ctx, limits)?;
-        return Ok(Some((action, image)));
+        return Ok(Some((action, parts, image)));
     }
     orbits.sort_by_key(|o| std::cmp::Reverse(o.len()));
-    let mut best: Option<(Action, PermGroup)> = None;
-    for orbit in orbits.into_iter().take(ORBITS_TRIED) {
-        let mut points = orbit.clone();
+    let mut best: Option<(usize, Action, PermGroup)> = None;
+    for (i, orbit) in orbits.iter().take(ORBITS_TRIED).enumerate() {
+        let mut points = orbit.to_vec();
         points.sort_unstable();
         let mut slot = vec![NONE; degree];
         for (i, &x) in points.iter().enumerate() {
@@ -499,14 +500,30 @@ fn choose_action(
         let action = Action::Orbit { points, slot };
         let image = image_group(&action, generators, ctx, limits)?;
         let faithful = image.order() == group.order();
-        if best.as_ref().is_none_or(|(_, b)| image.order() > b.order()) {
-            best = Some((action, image));
+        if best
+            .as_ref()
+            .is_none_or(|(_, _, b)| image.order() > b.order())
+        {
+            best = Some((i, action, image));
         }
         if faithful {
             break;
         }
     }
-    Ok(best)
+    // The kernel acts on the other orbits: their signs first.
+    Ok(best.map(|(chosen, action, image)| {
+        let parts = orbits
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != chosen)
+            .map(|(_, o)| {
+                let mut part = o.to_vec();
+                part.sort_unstable();
+                part
+            })
+            .collect();
+        (action, parts, image)
+    }))
 }
 
 fn image_group(
@@ -558,21 +575,6 @@ fn image_order(p: &Perm) -> BigUint {
         .fold(BigUint::one(), |acc, len| {
             num_integer::Integer::lcm(&acc, &BigUint::from(len))
         })
-}
-
-/// `r` with `p^r = n`, if `n` is a power of `p`.
-fn log_exactly(n: &BigUint, p: u32) -> Option<usize> {
-    let mut n = n.clone();
-    let mut r = 0;
-    let p = BigUint::from(p);
-    while !n.is_one() {
-        if (&n % &p) != BigUint::ZERO {
-            return None;
-        }
-        n /= &p;
-        r += 1;
-    }
-    Some(r)
 }
 
 #[cfg(test)]

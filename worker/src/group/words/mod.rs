@@ -14,6 +14,8 @@ mod group_words;
 mod minkwitz;
 mod moved_points;
 mod orbit_product;
+mod parity_space;
+mod signed_kernel;
 mod word;
 
 pub use group_words::{
