@@ -347,6 +347,26 @@ impl Perm {
         out
     }
 
+    /// The order of the permutation: the lcm of its cycle lengths.
+    ///
+    /// Complexity: O(degree) plus the lcm of the distinct lengths.
+    ///
+    /// ```
+    /// use orbit_worker::group::Perm;
+    /// let p = Perm::parse_cycles("(1,2)(4,5,6)", 6).unwrap();
+    /// assert_eq!(p.order(), num_bigint::BigUint::from(6u32));
+    /// ```
+    pub fn order(&self) -> num_bigint::BigUint {
+        let mut lengths = self.cycle_lengths();
+        lengths.sort_unstable();
+        lengths.dedup();
+        lengths
+            .into_iter()
+            .fold(num_bigint::BigUint::from(1u32), |acc, len| {
+                num_integer::Integer::lcm(&acc, &num_bigint::BigUint::from(len))
+            })
+    }
+
     /// Whether the permutation is even (a product of an even number of transpositions).
     ///
     /// Complexity: O(degree).

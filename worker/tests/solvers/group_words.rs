@@ -820,6 +820,56 @@ fn random_wreath_element(
     Perm::from_images(images, "wreath").expect("a permutation")
 }
 
+/// Two random permutations of `0..m`, the first odd (so that they generate `Sym(m)`, not
+/// `Alt(m)`, with high probability), each given to `on` (the action they are wanted in).
+fn random_sym_pair(m: usize, rng: &mut ChaCha8Rng, on: impl Fn(&Perm) -> Perm) -> Vec<Perm> {
+    let points: Vec<u32> = (0..m as u32).collect();
+    (0..2)
+        .map(|i| {
+            loop {
+                let p = random_on(&points, m, rng);
+                if i > 0 || !even(&p) {
+                    break on(&p);
+                }
+            }
+        })
+        .collect()
+}
+
+/// Builds `<gens>` on `d` points, checks its `order` and that its words come through an action,
+/// and multiplies out here the words of `members` random members drawn by `member`.
+fn words_through_an_action(
+    d: usize,
+    gens: &[Perm],
+    order: num_bigint::BigUint,
+    members: usize,
+    mut member: impl FnMut() -> Perm,
+    label: &str,
+) -> (PermGroup, GroupWords) {
+    let group = PermGroup::new(
+        d,
+        gens.to_vec(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    assert_eq!(group.order(), order, "{label}");
+    let words = words_for(&group, 1);
+    assert_eq!(
+        words.method(),
+        WordMethod::ActionKernel,
+        "{label}: base {}",
+        group.base().len()
+    );
+    for _ in 0..members {
+        let x = member();
+        let word = words.word_of(&x).expect("member");
+        assert_reduced(&word, label);
+        assert_eq!(multiply_out(&word, gens, d), x.images(), "{label}");
+    }
+    (group, words)
+}
+
 /// Groups with a long base that are neither giants nor products of giants get their words
 /// through an action whose kernel is elementary abelian over its signs on the blocks:
 /// `C_2 wr Sym(30)` and its subgroup of even flips (kernel `C_2^29`: an odd number of flips is a
@@ -842,40 +892,20 @@ fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
         let gens: Vec<Perm> = (0..3)
             .map(|_| random_wreath_element(b, m, &relabel, sum, full, &mut rng))
             .collect();
-        let group = PermGroup::new(
-            d,
-            gens.clone(),
-            &SolveContext::detached(),
-            &Limits::default(),
-        )
-        .expect("builds");
         let kernel_rank = if sum.is_some() { m - 1 } else { m } as u32;
         let block_group = if full {
             factorial(b)
         } else {
             num_bigint::BigUint::from(b)
         };
-        assert_eq!(
-            group.order(),
+        let (group, words) = words_through_an_action(
+            d,
+            &gens,
             factorial(m) * block_group.pow(kernel_rank),
-            "C_{b} wr Sym({m}), rotation sum {sum:?}, full {full}"
+            20,
+            || random_wreath_element(b, m, &relabel, sum, full, &mut rng),
+            &format!("C_{b} wr Sym({m}), rotation sum {sum:?}, full {full}"),
         );
-        let words = words_for(&group, 1);
-        assert_eq!(
-            words.method(),
-            WordMethod::ActionKernel,
-            "C_{b} wr Sym({m})"
-        );
-        for _ in 0..20 {
-            let x = random_wreath_element(b, m, &relabel, sum, full, &mut rng);
-            let word = words.word_of(&x).expect("member");
-            assert_reduced(&word, "wreath product");
-            assert_eq!(
-                multiply_out(&word, &gens, d),
-                x.images(),
-                "C_{b} wr Sym({m})"
-            );
-        }
         let across = perm(&format!("({},{})", relabel[0] + 1, relabel[b] + 1), d);
         assert!(words.word_of(&across).is_none(), "a swap across blocks");
         if sum.is_some() {
@@ -923,41 +953,18 @@ fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
         Perm::from_images(images, "diagonal").expect("a permutation")
     };
     let points: Vec<u32> = (0..m as u32).collect();
-    // Two random permutations, the first odd (so that they generate Sym(30), not Alt(30)).
-    let gens: Vec<Perm> = (0..2)
-        .map(|i| {
-            loop {
-                let p = random_on(&points, m, &mut rng);
-                if i > 0 || !even(&p) {
-                    break diagonal(&p, &p);
-                }
-            }
-        })
-        .collect();
-    let group = PermGroup::new(
+    let gens = random_sym_pair(m, &mut rng, |p| diagonal(p, p));
+    let (_, words) = words_through_an_action(
         d,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
-    assert_eq!(group.order(), factorial(m), "the diagonal Sym(30)");
-    let words = words_for(&group, 1);
-    assert_eq!(
-        words.method(),
-        WordMethod::ActionKernel,
-        "the diagonal Sym(30)"
+        &gens,
+        factorial(m),
+        20,
+        || {
+            let p = random_on(&points, m, &mut rng);
+            diagonal(&p, &p)
+        },
+        "the diagonal Sym(30)",
     );
-    for _ in 0..20 {
-        let p = random_on(&points, m, &mut rng);
-        let x = diagonal(&p, &p);
-        let word = words.word_of(&x).expect("member");
-        assert_eq!(
-            multiply_out(&word, &gens, d),
-            x.images(),
-            "a diagonal member"
-        );
-    }
     let p = random_on(&points, m, &mut rng);
     let q = p.compose(&perm("(1,2)", m));
     assert!(
@@ -990,40 +997,15 @@ fn group_words_sym_on_two_sets_through_its_stars() {
         Perm::from_images(images, "on 2-sets").expect("a permutation")
     };
     let points: Vec<u32> = (0..m as u32).collect();
-    let gens: Vec<Perm> = (0..2)
-        .map(|i| {
-            loop {
-                let p = random_on(&points, m, &mut rng);
-                if i > 0 || !even(&p) {
-                    break on_pairs(&p);
-                }
-            }
-        })
-        .collect();
-    let group = PermGroup::new(
+    let gens = random_sym_pair(m, &mut rng, on_pairs);
+    let (_, words) = words_through_an_action(
         d,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
-    assert_eq!(group.order(), factorial(m), "Sym(32) on 2-sets");
-    let words = words_for(&group, 1);
-    assert_eq!(
-        words.method(),
-        WordMethod::ActionKernel,
-        "base {}",
-        group.base().len()
+        &gens,
+        factorial(m),
+        10,
+        || on_pairs(&random_on(&points, m, &mut rng)),
+        "Sym(32) on 2-sets",
     );
-    for _ in 0..10 {
-        let x = on_pairs(&random_on(&points, m, &mut rng));
-        let word = words.word_of(&x).expect("member");
-        assert_eq!(
-            multiply_out(&word, &gens, d),
-            x.images(),
-            "Sym(32) on 2-sets"
-        );
-    }
     // Swapping two 2-sets only is not induced by a permutation of the points.
     let swap = perm("(1,2)", d);
     assert!(words.word_of(&swap).is_none(), "a swap of two 2-sets");

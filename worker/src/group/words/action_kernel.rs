@@ -313,7 +313,7 @@ impl ActionKernelWords {
             ctx.check()?;
             let x = t.evaluate(&self.generators, degree);
             let image = self.action.image(&x).expect("a member acts");
-            if let Some(o) = image_order(&image).to_u64()
+            if let Some(o) = image.order().to_u64()
                 && o.saturating_mul(t.len()) <= MAX_POWER_LETTERS
             {
                 powers.push((o * t.len(), t, o));
@@ -566,15 +566,6 @@ fn short_words(k: u32, letters: usize, most: usize, orders: &GeneratorOrders) ->
     all.remove(0);
     all.truncate(most);
     all
-}
-
-/// The order of a permutation: the lcm of its cycle lengths.
-fn image_order(p: &Perm) -> BigUint {
-    p.cycle_lengths()
-        .into_iter()
-        .fold(BigUint::one(), |acc, len| {
-            num_integer::Integer::lcm(&acc, &BigUint::from(len))
-        })
 }
 
 #[cfg(test)]
