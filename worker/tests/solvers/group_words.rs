@@ -487,20 +487,20 @@ fn group_words_sym_1000_through_the_job() {
 }
 
 /// A cancel while the tables are filled ends the work within the 100 ms the server promises
-/// (45 copies of Sym(4) from a transposition in each and one product of 4-cycles moving them all,
-/// so not factor by factor, and no action with an elementary abelian kernel over its signs — the
-/// even part is `Alt(4)^44` —: a long base, whose tables take seconds).
+/// (36 copies of Sym(5) from a transposition in each and one product of 5-cycles moving them all,
+/// so not factor by factor, and no action whose kernel's series ends elementary abelian — its
+/// bottom holds `Alt(5)^35` —: a long base, whose tables take seconds).
 #[test]
 fn group_words_cancellation_frees_the_worker_quickly() {
     let d = 180;
     let mut gens = Vec::new();
-    let mut four_cycles = String::new();
-    for b in 0..45 {
-        let p = 4 * b + 1;
-        four_cycles.push_str(&format!("({},{},{},{})", p, p + 1, p + 2, p + 3));
+    let mut five_cycles = String::new();
+    for b in 0..36 {
+        let p = 5 * b + 1;
+        five_cycles.push_str(&format!("({},{},{},{},{})", p, p + 1, p + 2, p + 3, p + 4));
         gens.push(perm(&format!("({},{})", p, p + 1), d));
     }
-    gens.push(perm(&four_cycles, d));
+    gens.push(perm(&five_cycles, d));
     let group =
         PermGroup::new(d, gens, &SolveContext::detached(), &Limits::default()).expect("builds");
     let flag = CancelFlag::new();
@@ -871,20 +871,23 @@ fn words_through_an_action(
 }
 
 /// Groups with a long base that are neither giants nor products of giants get their words
-/// through an action whose kernel is elementary abelian over its signs on the blocks:
-/// `C_2 wr Sym(30)` and its subgroup of even flips (kernel `C_2^29`: an odd number of flips is a
-/// non-member with a member's image on the blocks), `C_3 wr Sym(26)`, `Sym(3) wr Sym(26)`
-/// (kernel `Sym(3)^26`: signs `C_2^26` over `C_3^26`), and `Sym(30)` acting on two copies of its
-/// points (faithful on each: trivial kernel). Orders against their formulas, each random member's word multiplied
-/// out here, and non-members (by construction) get none.
+/// through an action, down their kernel's series of signs on the blocks, rotations and an
+/// elementary abelian bottom: `C_2 wr Sym(30)` and its subgroup of even flips (kernel `C_2^29`:
+/// an odd number of flips is a non-member with a member's image on the blocks), `C_3 wr
+/// Sym(26)`, `Sym(3) wr Sym(26)` (kernel `Sym(3)^26`: signs `C_2^26`, rotations `C_3^26`),
+/// `Sym(4) wr Sym(20)` (kernel `Sym(4)^20`: signs, rotations of the pairings `C_3^20`, then
+/// `V_4^20`), and `Sym(30)` acting on two copies of its points (faithful on each: trivial
+/// kernel). Orders against their formulas, each random member's word multiplied out here, and
+/// non-members (by construction) get none.
 #[test]
-fn group_words_through_an_action_with_an_elementary_abelian_kernel() {
+fn group_words_through_an_action_down_the_kernels_series() {
     let mut rng = ChaCha8Rng::seed_from_u64(5021);
     for (b, m, sum, full) in [
         (2usize, 30usize, None, false),
         (2, 30, Some(0), false),
         (3, 26, None, false),
         (3, 26, None, true),
+        (4, 20, None, true),
     ] {
         let d = b * m;
         let mut relabel: Vec<u32> = (0..d as u32).collect();

@@ -11,11 +11,12 @@ mod elementary_abelian;
 mod giant;
 mod giant_product;
 mod group_words;
+mod kernel_series;
 mod minkwitz;
 mod moved_points;
 mod orbit_product;
 mod parity_space;
-mod signed_kernel;
+mod prime_space;
 mod word;
 
 pub use group_words::{

@@ -44,7 +44,7 @@ pub(super) fn parity_vector(
 
 /// Whether `g` (mapping `orbit` onto itself) is even on `orbit`: its length minus its number of
 /// cycles there is even.
-fn is_even_on(g: &Perm, orbit: &[u32], position: &[Option<(u32, u32)>]) -> bool {
+pub(super) fn is_even_on(g: &Perm, orbit: &[u32], position: &[Option<(u32, u32)>]) -> bool {
     let mut seen = vec![false; orbit.len()];
     let mut cycles = 0;
     for start in 0..orbit.len() {
@@ -70,11 +70,6 @@ pub(super) struct ParitySpace {
 }
 
 impl ParitySpace {
-    /// An empty space (no vectors yet).
-    pub(super) fn new() -> ParitySpace {
-        ParitySpace { basis: Vec::new() }
-    }
-
     /// The span of the parity vectors of `group`'s generators on `orbits` (`position` from
     /// `orbit_positions`).
     pub(super) fn of(

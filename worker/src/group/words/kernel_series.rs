@@ -1,0 +1,416 @@
+//! [`KernelSeriesWords`]: words for a group `K` that maps each of some parts of the points onto
+//! itself (the kernel of an action on blocks, or on one orbit), down a normal series whose
+//! factors are elementary abelian: `C_2^50` (all of it signs), `Sym(3)^50` (signs `C_2^50`, then
+//! rotations `C_3^50`), `Sym(4)^40` (signs `C_2^40`, rotations of the pairings `C_3^40`, then
+//! `V_4^40`), `C_5^40`.
+//!
+//! Two homomorphisms onto vectors over `GF(p)`, one coordinate per part, cut `K` into layers:
+//! - the **signs** `σ: K → GF(2)^parts`, the sign of an element on each part; its kernel `K_1`
+//!   holds the elements even on every part;
+//! - the **rotations** `ρ: K_1 → GF(3)^parts`: on a part of three points an even permutation is
+//!   a rotation `i ↦ i + e` of its points (sorted); on a part of four, an even permutation
+//!   permutes the part's three pairings (`{0,1}|{2,3}`, `{0,2}|{1,3}`, `{0,3}|{1,2}`, numbered
+//!   by the partner of point 0) by a rotation `j ↦ j + e` (`Alt(4) → Alt(3)`, with kernel
+//!   `V_4`); on other parts 0. Its kernel `K_2` holds the elements trivial on parts of two and
+//!   three points and in `V_4` on parts of four.
+//!
+//! `K_1` and `K_2` are normal (in the whole group, too, which permutes the parts), and `K_2`,
+//! when elementary abelian, is written by elimination over its prime
+//! ([`ElementaryAbelianWords`]). Elements are inserted as they are found: one whose signs are
+//! outside the span of the earlier ones is kept in the first layer (a [`PrimeSpace`] holds the
+//! span in echelon form, each basis vector with the exponents of the layer's elements whose
+//! product has it); any other, `x`, is multiplied by the inverse of the product `y` of the
+//! layer's elements with its signs, and `x · y⁻¹ ∈ K_1` goes on to the rotations the same way,
+//! then to `K_2`. A member `k` is written the same way: `k = k_2 · y_1 · y_0`, the words of
+//! `k_2 ∈ K_2`, of the product `y_1` for its rotations and of `y_0` for its signs.
+//!
+//! **Order.** With `s` elements kept for the signs, `t` for the rotations and `K_2`'s part of
+//! order `p^r`, the group `S` the elements found generate has order at least `2^s · 3^t · p^r`
+//! (its image under `σ` has `2^s` elements at least, `ρ(S ∩ K_1)` at least `3^t`, and
+//! `S ∩ K_2` holds the `p^r` found); the caller stops when that reaches the proven order of
+//! `K`, so then `S = K`, each layer's span is all of its image, and every member sifts down.
+//!
+//! # Complexity
+//! Inserting: `O(d)` for a layer's vector, `O(r · (parts + r))` to solve it (`r` the layer's
+//! rank), `O(r · d)` for the product, then `K_2`'s insertion. Memory: the elements kept, the two
+//! echelon bases and `K_2`'s part.
+//!
+//! # Reference
+//! Dixon, Mortimer, *Permutation Groups* (1996), §2.6 (wreath products: the base group and its
+//! sign homomorphisms); Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005),
+//! §7.8 (working down an elementary abelian series; `Sym(4) ⊳ Alt(4) ⊳ V_4 ⊳ 1`).
+
+use num_bigint::BigUint;
+
+use super::elementary_abelian::{ElementaryAbelianWords, Inserted};
+use super::orbit_product::{orbit_positions, preserves_orbits};
+use super::parity_space::is_even_on;
+use super::prime_space::PrimeSpace;
+use super::word::{GeneratorOrders, Word};
+use crate::group::Perm;
+
+/// A homomorphism from a term of the series onto `GF(p)^parts` (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LayerMap {
+    /// The sign on each part, over `GF(2)`: defined on all of `K`.
+    Signs,
+    /// The rotation on each part of three or four points, over `GF(3)`: defined on `K_1`.
+    Rotations,
+}
+
+/// One layer of the series: its map, the span of its elements' vectors, and the elements.
+#[derive(Debug)]
+struct Layer {
+    map: LayerMap,
+    space: PrimeSpace,
+    elements: Vec<(Perm, Word)>,
+}
+
+impl Layer {
+    fn new(map: LayerMap) -> Layer {
+        let p = match map {
+            LayerMap::Signs => 2,
+            LayerMap::Rotations => 3,
+        };
+        Layer {
+            map,
+            space: PrimeSpace::new(p),
+            elements: Vec::new(),
+        }
+    }
+
+    /// The vector of `x` (in the layer's term of the series). O(d).
+    fn vector(&self, x: &Perm, parts: &[Vec<u32>], position: &[Option<(u32, u32)>]) -> Vec<u8> {
+        parts
+            .iter()
+            .map(|part| match self.map {
+                LayerMap::Signs => u8::from(!is_even_on(x, part, position)),
+                LayerMap::Rotations => rotation_on(x, part, position),
+            })
+            .collect()
+    }
+
+    /// The product `Π e_j^{λ_j}` of the layer's elements (exponents `λ_j` taken in
+    /// `(-p/2, p/2]`), with its word.
+    fn product(&self, exponents: &[u8], degree: usize, orders: &GeneratorOrders) -> (Perm, Word) {
+        let p = self.space.prime() as i64;
+        let mut y = Perm::identity(degree);
+        let mut word = Word::identity();
+        for ((perm, w), &e) in self.elements.iter().zip(exponents) {
+            let e = if 2 * e as i64 > p {
+                e as i64 - p
+            } else {
+                e as i64
+            };
+            if e == 0 {
+                continue;
+            }
+            y = y.compose(&perm.pow(e));
+            for _ in 0..e.unsigned_abs() {
+                if e > 0 {
+                    word.append(w, orders);
+                } else {
+                    word.append_inverse(w, orders);
+                }
+            }
+        }
+        (y, word)
+    }
+}
+
+/// The rotation `e` of `x`, even on `part`: on three points `i ↦ i + e`, on four points the
+/// pairings `j ↦ j + e` (see the module documentation); 0 on other parts.
+fn rotation_on(x: &Perm, part: &[u32], position: &[Option<(u32, u32)>]) -> u8 {
+    let index = |k: usize| position[x.image(part[k]) as usize].map_or(0, |(_, i)| i as usize);
+    match part.len() {
+        3 => index(0) as u8,
+        4 => {
+            // The pairing {0,1}|{2,3} goes to the one in which 0 pairs with `partner`.
+            let (i0, i1) = (index(0), index(1));
+            let partner = match (i0, i1) {
+                (0, i) | (i, 0) => i,
+                // {i0, i1} misses 0: the other pair is 0 and the index left, 6 - i0 - i1.
+                _ => 6 - i0 - i1,
+            };
+            (partner - 1) as u8
+        }
+        _ => 0,
+    }
+}
+
+/// Where an element kept lives.
+#[derive(Debug, Clone, Copy)]
+enum Kept {
+    /// Element `.1` of layer `.0`.
+    Layer(usize, usize),
+    /// Element `.0` of `K_2`'s elimination.
+    Bottom(usize),
+}
+
+/// Words for a kernel down its series of signs, rotations and an elementary abelian bottom (see
+/// the module documentation).
+#[derive(Debug)]
+pub(super) struct KernelSeriesWords {
+    degree: usize,
+    parts: Vec<Vec<u32>>,
+    position: Vec<Option<(u32, u32)>>,
+    /// The signs, then the rotations.
+    layers: [Layer; 2],
+    bottom: ElementaryAbelianWords,
+    /// Every element kept, in order.
+    kept: Vec<Kept>,
+}
+
+impl KernelSeriesWords {
+    /// An empty structure (the trivial group) for permutations of degree `degree` mapping each
+    /// of `parts` (disjoint point sets, each sorted) onto itself and fixing every other point.
+    pub(super) fn new(degree: usize, parts: Vec<Vec<u32>>) -> KernelSeriesWords {
+        let position = orbit_positions(degree, parts.iter().map(Vec::as_slice));
+        KernelSeriesWords {
+            degree,
+            parts,
+            position,
+            layers: [Layer::new(LayerMap::Signs), Layer::new(LayerMap::Rotations)],
+            bottom: ElementaryAbelianWords::new(degree),
+            kept: Vec::new(),
+        }
+    }
+
+    /// A lower bound on the order of the group the elements found generate, `2^s · 3^t · p^r`
+    /// (see the module documentation).
+    pub(super) fn order_at_least(&self) -> BigUint {
+        let mut order = BigUint::from(1u32);
+        for layer in &self.layers {
+            order *= BigUint::from(layer.space.prime()).pow(layer.space.rank() as u32);
+        }
+        match self.bottom.prime() {
+            Some(p) => order * BigUint::from(p).pow(self.bottom.rank() as u32),
+            None => order,
+        }
+    }
+
+    /// The number of elements kept.
+    pub(super) fn found_len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// Element `i` kept, with its word.
+    pub(super) fn found(&self, i: usize) -> (&Perm, &Word) {
+        match self.kept[i] {
+            Kept::Layer(l, j) => {
+                let (perm, word) = &self.layers[l].elements[j];
+                (perm, word)
+            }
+            Kept::Bottom(j) => self.bottom.found(j),
+        }
+    }
+
+    /// Adds `x`, an element of the group (with its `word`), if it is new.
+    pub(super) fn insert(&mut self, x: &Perm, word: Word, orders: &GeneratorOrders) -> Inserted {
+        if x.degree() != self.degree || !preserves_orbits(x, &self.position) {
+            return Inserted::NotElementary;
+        }
+        let mut x = x.clone();
+        let mut word = word;
+        for (l, layer) in self.layers.iter_mut().enumerate() {
+            let vector = layer.vector(&x, &self.parts, &self.position);
+            let Some(exponents) = layer.space.solve(&vector) else {
+                let j = layer.elements.len();
+                layer.space.insert(vector, j);
+                layer.elements.push((x, word));
+                self.kept.push(Kept::Layer(l, j));
+                return Inserted::New;
+            };
+            let (y, y_word) = layer.product(&exponents, self.degree, orders);
+            x = x.compose(&y.inverse());
+            word.append_inverse(&y_word, orders);
+        }
+        let inserted = self.bottom.insert(&x, word);
+        if inserted == Inserted::New {
+            self.kept.push(Kept::Bottom(self.bottom.found_len() - 1));
+        }
+        inserted
+    }
+
+    /// The word of `k`, `Ok(None)` when it is not in the group generated, `Err(letters)` once
+    /// the word is known to be longer than `max_letters`.
+    pub(super) fn word_of(
+        &self,
+        k: &Perm,
+        orders: &GeneratorOrders,
+        max_letters: u64,
+    ) -> Result<Option<Word>, u64> {
+        if k.degree() != self.degree || !preserves_orbits(k, &self.position) {
+            return Ok(None);
+        }
+        let mut x = k.clone();
+        let mut products: Vec<Word> = Vec::new();
+        let mut letters = 0u64;
+        for layer in &self.layers {
+            let vector = layer.vector(&x, &self.parts, &self.position);
+            let Some(exponents) = layer.space.solve(&vector) else {
+                return Ok(None);
+            };
+            let (y, y_word) = layer.product(&exponents, self.degree, orders);
+            x = x.compose(&y.inverse());
+            letters = letters.saturating_add(y_word.len());
+            products.push(y_word);
+        }
+        let Some(mut word) = self
+            .bottom
+            .word_of(&x, orders, max_letters.saturating_sub(letters))
+            .map_err(|bottom| bottom.saturating_add(letters))?
+        else {
+            return Ok(None);
+        };
+        for y_word in products.iter().rev() {
+            word.append(y_word, orders);
+        }
+        if word.len() > max_letters {
+            return Err(word.len());
+        }
+        Ok(Some(word))
+    }
+
+    /// Bytes held: the layers' elements and spaces, `K_2`'s part and the part tables.
+    pub(super) fn bytes(&self) -> u64 {
+        let layers: u64 = self
+            .layers
+            .iter()
+            .map(|layer| {
+                let elements: u64 = layer
+                    .elements
+                    .iter()
+                    .map(|(_, w)| 4 * self.degree as u64 + 16 * w.letters().len() as u64 + 64)
+                    .sum();
+                elements + layer.space.bytes()
+            })
+            .sum();
+        let parts: u64 = self.parts.iter().map(|p| 4 * p.len() as u64 + 24).sum();
+        layers + parts + 12 * self.degree as u64 + self.bottom.bytes() + 16 * self.kept.len() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn perm(text: &str, d: usize) -> Perm {
+        Perm::parse_cycles(text, d).unwrap()
+    }
+
+    /// Every element of `<gens>`, by breadth-first closure (the tests' oracle).
+    fn closure(gens: &[Perm], d: usize) -> Vec<Perm> {
+        let mut all = vec![Perm::identity(d)];
+        let mut i = 0;
+        while i < all.len() {
+            for g in gens {
+                let y = all[i].compose(g);
+                if !all.contains(&y) {
+                    all.push(y);
+                }
+            }
+            i += 1;
+        }
+        all
+    }
+
+    /// Inserts `gens` as the elements found (each its own letter), then checks the order bound
+    /// against the closure's size and that every element's word multiplies out to it.
+    fn check_every_element(gens: &[Perm], d: usize, parts: Vec<Vec<u32>>, order: usize) {
+        let orders = GeneratorOrders::of(gens);
+        let mut k = KernelSeriesWords::new(d, parts);
+        let all = closure(gens, d);
+        assert_eq!(all.len(), order);
+        // The generators, then products of pairs, until the bound reaches the order.
+        let mut tries: Vec<(Perm, Word)> = (0..gens.len())
+            .map(|i| (gens[i].clone(), Word::letter(i as u32, 1, &orders)))
+            .collect();
+        for i in 0..gens.len() {
+            for j in 0..gens.len() {
+                let mut w = Word::letter(i as u32, 1, &orders);
+                w.push(j as u32, -1, &orders);
+                tries.push((gens[i].compose(&gens[j].inverse()), w));
+                let mut w = Word::letter(i as u32, -1, &orders);
+                w.append(&Word::letter(j as u32, -1, &orders), &orders);
+                w.push(i as u32, 1, &orders);
+                w.push(j as u32, 1, &orders);
+                let commutator = gens[i]
+                    .inverse()
+                    .compose(&gens[j].inverse())
+                    .compose(&gens[i])
+                    .compose(&gens[j]);
+                tries.push((commutator, w));
+            }
+        }
+        for (x, w) in tries {
+            assert_ne!(k.insert(&x, w, &orders), Inserted::NotElementary);
+        }
+        assert_eq!(k.order_at_least(), BigUint::from(order));
+        for x in &all {
+            let w = k.word_of(x, &orders, u64::MAX).unwrap().expect("a member");
+            assert_eq!(w.evaluate(gens, d), *x);
+        }
+    }
+
+    /// `Sym(3) × Sym(3)` on two parts: two odd elements, and the even part `C_3 × C_3`; every
+    /// element's word multiplies out to it (36 elements).
+    #[test]
+    fn sym3_squared_by_signs_and_threes() {
+        let gens = [
+            perm("(1,2)(4,5)", 6),
+            perm("(4,5)", 6),
+            perm("(1,2,3)", 6),
+            perm("(4,5,6)", 6),
+        ];
+        let orders = GeneratorOrders::of(&gens);
+        let mut k = KernelSeriesWords::new(6, vec![vec![0, 1, 2], vec![3, 4, 5]]);
+        for (i, g) in gens.iter().enumerate() {
+            assert_eq!(
+                k.insert(g, Word::letter(i as u32, 1, &orders), &orders),
+                Inserted::New
+            );
+        }
+        assert_eq!(k.order_at_least(), BigUint::from(36u32));
+        let mut all = vec![Perm::identity(6)];
+        let mut i = 0;
+        while i < all.len() {
+            for g in &gens {
+                let y = all[i].compose(g);
+                if !all.contains(&y) {
+                    all.push(y);
+                }
+            }
+            i += 1;
+        }
+        assert_eq!(all.len(), 36);
+        for x in &all {
+            let w = k.word_of(x, &orders, u64::MAX).unwrap().expect("a member");
+            assert_eq!(w.evaluate(&gens, 6), *x);
+        }
+        assert_eq!(k.word_of(&perm("(1,4)", 6), &orders, u64::MAX), Ok(None));
+    }
+
+    /// `Sym(4) × Sym(3)` on two parts (144 elements): signs `C_2^2`, rotations `C_3^2` (of the
+    /// pairings on the first part), then `V_4`; every element's word multiplies out to it.
+    #[test]
+    fn sym4_and_sym3_down_the_series() {
+        let gens = [
+            perm("(1,2,3,4)", 7),
+            perm("(1,2)(5,6)", 7),
+            perm("(5,6,7)", 7),
+        ];
+        check_every_element(&gens, 7, vec![vec![0, 1, 2, 3], vec![4, 5, 6]], 144);
+        // Alt(4) alone on four points, relabelled: rotations C_3 over V_4 (12 elements).
+        let gens = [perm("(1,3,2)", 4), perm("(1,4)(2,3)", 4)];
+        check_every_element(&gens, 4, vec![vec![0, 1, 2, 3]], 12);
+        // Sym(4) on two parts at once, and V_4 on the first alone: a subdirect product of order
+        // 24 · 4 = 96 whose signs and rotations are diagonal.
+        let gens = [
+            perm("(1,2,3,4)(5,6,7,8)", 8),
+            perm("(1,2)(5,6)", 8),
+            perm("(1,2)(3,4)", 8),
+        ];
+        check_every_element(&gens, 8, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]], 96);
+    }
+}
