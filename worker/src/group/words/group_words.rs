@@ -66,7 +66,8 @@ enum Method {
     Giant(GiantWords),
     OrbitProduct(OrbitProductWords),
     GiantProduct(GiantProductWords),
-    ActionKernel(ActionKernelWords),
+    /// Boxed: its kernel's layers make it the largest by far.
+    ActionKernel(Box<ActionKernelWords>),
 }
 
 /// Which method a [`GroupWords`] uses (for benchmarks and reports).
@@ -161,7 +162,7 @@ impl GroupWords {
                 && let Some(words) =
                     ActionKernelWords::new(group, effort, ctx, budget_bytes, limit_name)? =>
             {
-                Method::ActionKernel(words)
+                Method::ActionKernel(Box::new(words))
             }
             _ => Method::Minkwitz(MinkwitzTables::new(
                 group,
