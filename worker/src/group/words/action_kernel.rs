@@ -48,6 +48,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::elementary_abelian::Inserted;
 use super::group_words::{GroupWords, WordEffort};
+use super::kernel_candidates::KernelCandidates;
 use super::kernel_series::KernelSeriesWords;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
@@ -295,9 +296,9 @@ impl ActionKernelWords {
         Perm::from_images_unchecked(images.into_boxed_slice())
     }
 
-    /// Inserts kernel elements until they generate the kernel, of order `kernel_order`: powers
-    /// of the generators, conjugates of every new element by the generators, then random words
-    /// times the inverse of their image's word. Returns `false` when the kernel's bottom turns
+    /// Inserts kernel elements until they generate the kernel, of order `kernel_order`: the
+    /// candidates of [`KernelCandidates`], shortest first, then random words times the inverse
+    /// of their image's word. Returns `false` when the kernel's bottom turns
     /// out not to be elementary abelian, or the random words stop bringing new elements.
     fn find_kernel(
         &mut self,
@@ -308,11 +309,7 @@ impl ActionKernelWords {
     ) -> Result<bool, SolveError> {
         let k = self.generators.len();
         let degree = self.generators[0].degree();
-        // Candidates, the shortest word first, so that the kernel is spanned by short elements:
-        // the powers `t^o` of the short words `t` (`o` the order of `φ(t)`) and the conjugates
-        // of every new element by the generators (two letters longer), then random ones. Only
-        // the powers' words are listed; each candidate's permutation is made when it is tried,
-        // so that what is held beside the kernel's elements stays small.
+        // Candidates, the shortest word first (`KernelCandidates`), then random ones.
         let mut powers: Vec<(u64, Word, u64)> = Vec::new();
         for t in short_words(k as u32, SHORT_WORD_LETTERS, SHORT_WORDS, &self.orders) {
             ctx.check()?;
@@ -324,10 +321,7 @@ impl ActionKernelWords {
                 powers.push((o * t.len(), t, o));
             }
         }
-        powers.sort_by_key(|(letters, _, _)| *letters);
-        let mut next_power = 0;
-        // The next conjugate: of found element `conjugated.0` by generator `conjugated.1`.
-        let mut conjugated = (0usize, 0usize);
+        let mut candidates = KernelCandidates::new(powers);
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let mut idle = 0usize;
         let mut walk = 2usize;
@@ -336,35 +330,11 @@ impl ActionKernelWords {
             if self.kernel.order_at_least() == *kernel_order {
                 return Ok(true);
             }
-            let conjugate_letters = (conjugated.0 < self.kernel.found_len())
-                .then(|| self.kernel.found(conjugated.0).1.len() + 2);
-            let power_letters = powers.get(next_power).map(|(letters, _, _)| *letters);
-            let (x, w) = match (conjugate_letters, power_letters) {
-                (Some(c), p) if p.is_none_or(|p| c <= p) => {
-                    let (element, word) = self.kernel.found(conjugated.0);
-                    let j = conjugated.1;
-                    let x = self.inverses[j]
-                        .compose(element)
-                        .compose(&self.generators[j]);
-                    let mut w = Word::letter(j as u32, -1, &self.orders);
-                    w.append(word, &self.orders);
-                    w.push(j as u32, 1, &self.orders);
-                    conjugated.1 += 1;
-                    if conjugated.1 == k {
-                        conjugated = (conjugated.0 + 1, 0);
-                    }
-                    (x, w)
-                }
-                (_, Some(_)) => {
-                    let (_, t, o) = &powers[next_power];
-                    next_power += 1;
-                    let mut w = Word::identity();
-                    for _ in 0..*o {
-                        w.append(t, &self.orders);
-                    }
-                    (t.evaluate(&self.generators, degree).pow(*o as i64), w)
-                }
-                _ => {
+            let next =
+                candidates.next(&self.kernel, &self.generators, &self.inverses, &self.orders);
+            let (x, w) = match next {
+                Some(candidate) => candidate,
+                None => {
                     if idle > TRIES_PER_DIMENSION * (self.kernel.found_len() + 1) + 256 {
                         return Ok(false);
                     }
@@ -383,7 +353,19 @@ impl ActionKernelWords {
             {
                 return Ok(false);
             }
-            match self.kernel.insert(&x, w, &self.orders) {
+            // Waiting elements are bounded by an eighth of the budget; beyond, inserted at once.
+            let inserted = if candidates.waiting_bytes() < budget_bytes / 8 {
+                match self.kernel.insert_or_reduce(x, w, &self.orders) {
+                    Ok(inserted) => inserted,
+                    Err((reduced, word)) => {
+                        candidates.wait(reduced, word);
+                        continue;
+                    }
+                }
+            } else {
+                self.kernel.insert(&x, w, &self.orders)
+            };
+            match inserted {
                 Inserted::NotElementary => return Ok(false),
                 Inserted::Redundant => {}
                 Inserted::New => {
@@ -391,7 +373,11 @@ impl ActionKernelWords {
                     if self.kernel.order_at_least() > *kernel_order {
                         return Ok(false); // impossible for a proven order; declined all the same
                     }
-                    if self.bytes.saturating_add(self.kernel.bytes()) > budget_bytes {
+                    let held = self
+                        .bytes
+                        .saturating_add(self.kernel.bytes())
+                        .saturating_add(candidates.waiting_bytes());
+                    if held > budget_bytes {
                         return Err(SolveError::limit_shown(
                             format!(
                                 "words of the group of degree {degree} (the kernel of its action)"

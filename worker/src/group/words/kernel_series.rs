@@ -205,31 +205,64 @@ impl KernelSeriesWords {
         }
     }
 
+    /// The prime of the layer that element `i` kept belongs to, `None` for `K_2`'s elements.
+    pub(super) fn found_prime(&self, i: usize) -> Option<u32> {
+        match self.kept[i] {
+            Kept::Layer(l, _) => Some(self.layers[l].space.prime() as u32),
+            Kept::Bottom(_) => None,
+        }
+    }
+
     /// Adds `x`, an element of the group (with its `word`), if it is new.
     pub(super) fn insert(&mut self, x: &Perm, word: Word, orders: &GeneratorOrders) -> Inserted {
-        if x.degree() != self.degree || !preserves_orbits(x, &self.position) {
-            return Inserted::NotElementary;
+        let mut next = (x.clone(), word);
+        // Each reduction moves the element at least one layer down: at most two rounds.
+        loop {
+            match self.insert_or_reduce(next.0, next.1, orders) {
+                Ok(inserted) => return inserted,
+                Err(reduced) => next = reduced,
+            }
         }
-        let mut x = x.clone();
-        let mut word = word;
+    }
+
+    /// Adds `x` (with its `word`) if it is new in the first layer where it is not 0; when it is
+    /// 0 there only after multiplying it by a product of that layer's elements (its word longer),
+    /// returns that product `Err((x · y⁻¹, word))` instead, for the caller to insert when its
+    /// turn comes (see `KernelCandidates`).
+    pub(super) fn insert_or_reduce(
+        &mut self,
+        mut x: Perm,
+        mut word: Word,
+        orders: &GeneratorOrders,
+    ) -> Result<Inserted, (Perm, Word)> {
+        if x.degree() != self.degree || !preserves_orbits(&x, &self.position) {
+            return Ok(Inserted::NotElementary);
+        }
         for (l, layer) in self.layers.iter_mut().enumerate() {
             let vector = layer.vector(&x, &self.parts, &self.position);
+            if vector.iter().all(|&v| v == 0) {
+                continue;
+            }
             let Some(exponents) = layer.space.solve(&vector) else {
                 let j = layer.elements.len();
                 layer.space.insert(vector, j);
                 layer.elements.push((x, word));
                 self.kept.push(Kept::Layer(l, j));
-                return Inserted::New;
+                return Ok(Inserted::New);
             };
             let (y, y_word) = layer.product(&exponents, self.degree, orders);
             x = x.compose(&y.inverse());
             word.append_inverse(&y_word, orders);
+            if x.is_identity() {
+                return Ok(Inserted::Redundant);
+            }
+            return Err((x, word));
         }
         let inserted = self.bottom.insert(&x, word);
         if inserted == Inserted::New {
             self.kept.push(Kept::Bottom(self.bottom.found_len() - 1));
         }
-        inserted
+        Ok(inserted)
     }
 
     /// The word of `k`, `Ok(None)` when it is not in the group generated, `Err(letters)` once

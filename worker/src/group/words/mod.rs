@@ -11,6 +11,7 @@ mod elementary_abelian;
 mod giant;
 mod giant_product;
 mod group_words;
+mod kernel_candidates;
 mod kernel_series;
 mod minkwitz;
 mod moved_points;
