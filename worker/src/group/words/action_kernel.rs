@@ -264,10 +264,7 @@ impl ActionKernelWords {
             return Ok(None);
         };
         word.append(&u, &self.orders);
-        if word.len() > max_letters {
-            return Err(word.len());
-        }
-        Ok(Some(word))
+        word.at_most(max_letters)
     }
 
     /// Bytes held: the image's words, the kernel's elements and the generators.

@@ -207,13 +207,7 @@ impl ElementaryAbelianWords {
             } else {
                 l as i64
             };
-            for _ in 0..e.unsigned_abs() {
-                if e > 0 {
-                    word.append(w, orders);
-                } else {
-                    word.append_inverse(w, orders);
-                }
-            }
+            word.append_power(w, e, orders);
             if word.len() > max_letters {
                 return Err(word.len());
             }

@@ -167,10 +167,7 @@ impl GiantProductWords {
             }
         }
         word.append(&y_word, &self.orders);
-        if word.len() > max_letters {
-            return Err(word.len());
-        }
-        Ok(Some(word))
+        word.at_most(max_letters)
     }
 
     /// Bytes held: the orbits' words, the position table and the parity basis.

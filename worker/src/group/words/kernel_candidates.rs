@@ -163,16 +163,17 @@ impl KernelCandidates {
             Source::ShortPower => {
                 let (_, t, o) = &self.powers[self.next_power];
                 self.next_power += 1;
-                (
-                    t.evaluate(generators, degree).pow(*o as i64),
-                    repeated(t, *o, orders),
-                )
+                let mut w = Word::identity();
+                w.append_power(t, *o as i64, orders);
+                (t.evaluate(generators, degree).pow(*o as i64), w)
             }
             Source::LayerPower => {
                 let (element, word) = kernel.found(self.powered);
                 let p = kernel.found_prime(self.powered).expect("a layer's element");
                 self.powered += 1;
-                (element.pow(p as i64), repeated(word, p as u64, orders))
+                let mut w = Word::identity();
+                w.append_power(word, p as i64, orders);
+                (element.pow(p as i64), w)
             }
             Source::Waiting => {
                 let w = self.waiting.pop().expect("peeked");
@@ -185,13 +186,4 @@ impl KernelCandidates {
     fn waiting_cost(perm: &Perm, word: &Word) -> u64 {
         4 * perm.degree() as u64 + 16 * word.letters().len() as u64 + 64
     }
-}
-
-/// `w^times`, freely reduced.
-fn repeated(w: &Word, times: u64, orders: &GeneratorOrders) -> Word {
-    let mut power = Word::identity();
-    for _ in 0..times {
-        power.append(w, orders);
-    }
-    power
 }

@@ -106,13 +106,7 @@ impl Layer {
                 continue;
             }
             y = y.compose(&perm.pow(e));
-            for _ in 0..e.unsigned_abs() {
-                if e > 0 {
-                    word.append(w, orders);
-                } else {
-                    word.append_inverse(w, orders);
-                }
-            }
+            word.append_power(w, e, orders);
         }
         (y, word)
     }
@@ -299,10 +293,7 @@ impl KernelSeriesWords {
         for y_word in products.iter().rev() {
             word.append(y_word, orders);
         }
-        if word.len() > max_letters {
-            return Err(word.len());
-        }
-        Ok(Some(word))
+        word.at_most(max_letters)
     }
 
     /// Bytes held: the layers' elements and spaces, `K_2`'s part and the part tables.

@@ -173,6 +173,27 @@ impl Word {
         }
     }
 
+    /// Appends `other^e` (`e` copies of `other`, or of its inverse for `e < 0`), in normal form.
+    pub(crate) fn append_power(&mut self, other: &Word, e: i64, orders: &GeneratorOrders) {
+        for _ in 0..e.unsigned_abs() {
+            if e > 0 {
+                self.append(other, orders);
+            } else {
+                self.append_inverse(other, orders);
+            }
+        }
+    }
+
+    /// The word itself when it has at most `max_letters` letters, else `Err(its length)` (the
+    /// form the word methods report a word over the cap in).
+    pub(crate) fn at_most(self, max_letters: u64) -> Result<Option<Word>, u64> {
+        if self.len() > max_letters {
+            Err(self.len())
+        } else {
+            Ok(Some(self))
+        }
+    }
+
     /// The permutation this word stands for, given the generators (of degree `degree`).
     ///
     /// Complexity: O(d · letters · log |exponent|).
@@ -241,6 +262,27 @@ mod tests {
         w.push(0, 2, &o);
         assert!(w.is_identity());
         assert_eq!(w.len(), 0);
+    }
+
+    /// `w^e` multiplies out to the `e`-th power of `w`'s permutation, for positive, negative
+    /// and zero `e`; `at_most` keeps a word at the cap and reports one over it.
+    #[test]
+    fn powers_multiply_out_and_the_cap_is_inclusive() {
+        let gens = [
+            Perm::parse_cycles("(1,2,3,4,5)", 6).unwrap(),
+            Perm::parse_cycles("(1,6)", 6).unwrap(),
+        ];
+        let o = GeneratorOrders::of(&gens);
+        let mut w = Word::letter(0, 1, &o);
+        w.push(1, 1, &o);
+        let x = w.evaluate(&gens, 6);
+        for e in [-3i64, -1, 0, 2, 5] {
+            let mut power = Word::identity();
+            power.append_power(&w, e, &o);
+            assert_eq!(power.evaluate(&gens, 6), x.pow(e), "e = {e}");
+        }
+        assert_eq!(w.clone().at_most(2), Ok(Some(w.clone())));
+        assert_eq!(w.at_most(1), Err(2));
     }
 
     #[test]
