@@ -45,6 +45,7 @@ use num_bigint::BigUint;
 use super::elementary_abelian::{ElementaryAbelianWords, Inserted};
 use super::orbit_product::{orbit_positions, preserves_orbits};
 use super::parity_space::is_even_on;
+use super::part_product::{PartInserted, PartProductWords, isolating_power};
 use super::prime_space::PrimeSpace;
 use super::word::{GeneratorOrders, Word};
 use crate::group::Perm;
@@ -132,12 +133,19 @@ fn rotation_on(x: &Perm, part: &[u32], position: &[Option<(u32, u32)>]) -> u8 {
     }
 }
 
+/// The bottom of the series, `K_2`: elementary abelian, or a direct product over the parts.
+#[derive(Debug)]
+enum Bottom {
+    Abelian(ElementaryAbelianWords),
+    Parts(PartProductWords),
+}
+
 /// Where an element kept lives.
 #[derive(Debug, Clone, Copy)]
 enum Kept {
     /// Element `.1` of layer `.0`.
     Layer(usize, usize),
-    /// Element `.0` of `K_2`'s elimination.
+    /// Element `.0` of `K_2`'s part.
     Bottom(usize),
 }
 
@@ -150,7 +158,7 @@ pub(super) struct KernelSeriesWords {
     position: Vec<Option<(u32, u32)>>,
     /// The signs, then the rotations.
     layers: [Layer; 2],
-    bottom: ElementaryAbelianWords,
+    bottom: Bottom,
     /// Every element kept, in order.
     kept: Vec<Kept>,
 }
@@ -158,16 +166,35 @@ pub(super) struct KernelSeriesWords {
 impl KernelSeriesWords {
     /// An empty structure (the trivial group) for permutations of degree `degree` mapping each
     /// of `parts` (disjoint point sets, each sorted) onto itself and fixing every other point.
-    pub(super) fn new(degree: usize, parts: Vec<Vec<u32>>) -> KernelSeriesWords {
+    ///
+    /// With `by_parts`, `K_2` is taken as the direct product of its restrictions to the parts
+    /// ([`PartProductWords`]; for a non-abelian `K_2` such as `Alt(5)^40`), else as elementary
+    /// abelian.
+    pub(super) fn new(degree: usize, parts: Vec<Vec<u32>>, by_parts: bool) -> KernelSeriesWords {
         let position = orbit_positions(degree, parts.iter().map(Vec::as_slice));
+        let bottom = if by_parts {
+            Bottom::Parts(PartProductWords::new(
+                degree,
+                parts.clone(),
+                position.clone(),
+            ))
+        } else {
+            Bottom::Abelian(ElementaryAbelianWords::new(degree))
+        };
         KernelSeriesWords {
             degree,
             parts,
             position,
             layers: [Layer::new(LayerMap::Signs), Layer::new(LayerMap::Rotations)],
-            bottom: ElementaryAbelianWords::new(degree),
+            bottom,
             kept: Vec::new(),
         }
+    }
+
+    /// Whether `K_2` could be taken part by part: every part has at most 255 points and some
+    /// part five or more (below five points `K_2` is elementary abelian).
+    pub(super) fn parts_may_hold_a_product(&self) -> bool {
+        self.parts.iter().all(|p| p.len() <= 255) && self.parts.iter().any(|p| p.len() >= 5)
     }
 
     /// A lower bound on the order of the group the elements found generate, `2^s · 3^t · p^r`
@@ -177,9 +204,12 @@ impl KernelSeriesWords {
         for layer in &self.layers {
             order *= BigUint::from(layer.space.prime()).pow(layer.space.rank() as u32);
         }
-        match self.bottom.prime() {
-            Some(p) => order * BigUint::from(p).pow(self.bottom.rank() as u32),
-            None => order,
+        match &self.bottom {
+            Bottom::Abelian(bottom) => match bottom.prime() {
+                Some(p) => order * BigUint::from(p).pow(bottom.rank() as u32),
+                None => order,
+            },
+            Bottom::Parts(bottom) => order * bottom.order(),
         }
     }
 
@@ -195,7 +225,10 @@ impl KernelSeriesWords {
                 let (perm, word) = &self.layers[l].elements[j];
                 (perm, word)
             }
-            Kept::Bottom(j) => self.bottom.found(j),
+            Kept::Bottom(j) => match &self.bottom {
+                Bottom::Abelian(bottom) => bottom.found(j),
+                Bottom::Parts(bottom) => bottom.found(j),
+            },
         }
     }
 
@@ -210,13 +243,15 @@ impl KernelSeriesWords {
     /// Adds `x`, an element of the group (with its `word`), if it is new.
     pub(super) fn insert(&mut self, x: &Perm, word: Word, orders: &GeneratorOrders) -> Inserted {
         let mut next = (x.clone(), word);
-        // Each reduction moves the element at least one layer down: at most two rounds.
-        loop {
+        // Each reduction moves the element at least one layer down, or (at a bottom taken part
+        // by part) to a power supported on one part: at most three rounds.
+        for _ in 0..4 {
             match self.insert_or_reduce(next.0, next.1, orders) {
                 Ok(inserted) => return inserted,
                 Err(reduced) => next = reduced,
             }
         }
+        Inserted::Redundant
     }
 
     /// Adds `x` (with its `word`) if it is new in the first layer where it is not 0; when it is
@@ -252,9 +287,30 @@ impl KernelSeriesWords {
             }
             return Err((x, word));
         }
-        let inserted = self.bottom.insert(&x, word);
+        let (inserted, found_len) = match &mut self.bottom {
+            Bottom::Abelian(bottom) => (bottom.insert(&x, word), bottom.found_len()),
+            Bottom::Parts(bottom) => match bottom.insert(&x, word.clone()) {
+                PartInserted::New => (Inserted::New, bottom.found_len()),
+                PartInserted::Redundant => (Inserted::Redundant, 0),
+                PartInserted::TooLarge => (Inserted::NotElementary, 0),
+                // Supported on several parts: a power supported on one, waiting its turn by
+                // its length; none, and the element is of no use.
+                PartInserted::NotSupported => {
+                    let Some(e) = isolating_power(&x, &self.parts, &self.position) else {
+                        return Ok(Inserted::Redundant);
+                    };
+                    let y = x.pow(e as i64);
+                    if y.is_identity() {
+                        return Ok(Inserted::Redundant);
+                    }
+                    let mut power = Word::identity();
+                    power.append_power(&word, e as i64, orders);
+                    return Err((y, power));
+                }
+            },
+        };
         if inserted == Inserted::New {
-            self.kept.push(Kept::Bottom(self.bottom.found_len() - 1));
+            self.kept.push(Kept::Bottom(found_len - 1));
         }
         Ok(inserted)
     }
@@ -283,11 +339,12 @@ impl KernelSeriesWords {
             letters = letters.saturating_add(y_word.len());
             products.push(y_word);
         }
-        let Some(mut word) = self
-            .bottom
-            .word_of(&x, orders, max_letters.saturating_sub(letters))
-            .map_err(|bottom| bottom.saturating_add(letters))?
-        else {
+        let left = max_letters.saturating_sub(letters);
+        let bottom_word = match &self.bottom {
+            Bottom::Abelian(bottom) => bottom.word_of(&x, orders, left),
+            Bottom::Parts(bottom) => bottom.word_of(&x, orders, left),
+        };
+        let Some(mut word) = bottom_word.map_err(|bottom| bottom.saturating_add(letters))? else {
             return Ok(None);
         };
         for y_word in products.iter().rev() {
@@ -311,7 +368,11 @@ impl KernelSeriesWords {
             })
             .sum();
         let parts: u64 = self.parts.iter().map(|p| 4 * p.len() as u64 + 24).sum();
-        layers + parts + 12 * self.degree as u64 + self.bottom.bytes() + 16 * self.kept.len() as u64
+        let bottom = match &self.bottom {
+            Bottom::Abelian(bottom) => bottom.bytes(),
+            Bottom::Parts(bottom) => bottom.bytes(),
+        };
+        layers + parts + 12 * self.degree as u64 + bottom + 16 * self.kept.len() as u64
     }
 }
 
@@ -343,7 +404,7 @@ mod tests {
     /// against the closure's size and that every element's word multiplies out to it.
     fn check_every_element(gens: &[Perm], d: usize, parts: Vec<Vec<u32>>, order: usize) {
         let orders = GeneratorOrders::of(gens);
-        let mut k = KernelSeriesWords::new(d, parts);
+        let mut k = KernelSeriesWords::new(d, parts, false);
         let all = closure(gens, d);
         assert_eq!(all.len(), order);
         // The generators, then products of pairs, until the bound reaches the order.
@@ -388,7 +449,7 @@ mod tests {
             perm("(4,5,6)", 6),
         ];
         let orders = GeneratorOrders::of(&gens);
-        let mut k = KernelSeriesWords::new(6, vec![vec![0, 1, 2], vec![3, 4, 5]]);
+        let mut k = KernelSeriesWords::new(6, vec![vec![0, 1, 2], vec![3, 4, 5]], false);
         for (i, g) in gens.iter().enumerate() {
             assert_eq!(
                 k.insert(g, Word::letter(i as u32, 1, &orders), &orders),

@@ -17,6 +17,7 @@ mod minkwitz;
 mod moved_points;
 mod orbit_product;
 mod parity_space;
+mod part_product;
 mod prime_space;
 mod word;
 
