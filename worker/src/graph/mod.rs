@@ -22,6 +22,7 @@
 
 mod bit_matrix;
 mod canonical_form;
+mod dense_refinement;
 mod dense_search;
 mod job;
 mod search_order;
