@@ -268,6 +268,69 @@ mod tests {
         })
     }
 
+    /// The classes of colour refinement by its definition (each round a vertex's colour becomes
+    /// its colour with the multiset of its neighbours' colours, until no class splits): the
+    /// coarsest equitable partition finer than the colours.
+    fn colour_refinement_classes(n: usize, edges: &[(u32, u32)], ranks: &[u32]) -> Vec<Vec<u32>> {
+        let mut lists = vec![Vec::new(); n];
+        for &(u, v) in edges {
+            lists[u as usize].push(v as usize);
+            lists[v as usize].push(u as usize);
+        }
+        let mut colour: Vec<usize> = ranks.iter().map(|&r| r as usize).collect();
+        loop {
+            let signature: Vec<(usize, Vec<usize>)> = (0..n)
+                .map(|v| {
+                    let mut around: Vec<usize> = lists[v].iter().map(|&w| colour[w]).collect();
+                    around.sort_unstable();
+                    (colour[v], around)
+                })
+                .collect();
+            let mut distinct = signature.clone();
+            distinct.sort();
+            distinct.dedup();
+            let next: Vec<usize> = signature
+                .iter()
+                .map(|s| distinct.binary_search(s).unwrap_or(0))
+                .collect();
+            let before = colour
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            colour = next;
+            if distinct.len() == before {
+                break;
+            }
+        }
+        let mut classes: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for v in 0..n {
+            classes[colour[v]].push(v as u32);
+        }
+        classes.retain(|c| !c.is_empty());
+        classes.sort();
+        classes
+    }
+
+    #[test]
+    fn the_cells_are_the_classes_of_colour_refinement() {
+        let mut rng = ChaCha8Rng::seed_from_u64(47);
+        for round in 0..300 {
+            let n = rng.random_range(1..=70usize);
+            let edges = random_edges(n as u32, [0.05, 0.15, 0.5][round % 3], &mut rng);
+            let ranks: Vec<u32> = (0..n)
+                .map(|_| rng.random_range(0..[1, 2][round % 2]))
+                .collect();
+            let partition = refine(n, &edges, Some(&ranks));
+            let mut found = cells(&partition);
+            found.sort();
+            assert_eq!(
+                found,
+                colour_refinement_classes(n, &edges, &ranks),
+                "round {round}"
+            );
+        }
+    }
+
     #[test]
     fn path_of_three() {
         let partition = refine(3, &[(0, 1), (1, 2)], None);
