@@ -123,17 +123,20 @@ pub(super) fn row_bit(row: &[usize], c: usize) -> bool {
 
 /// The edges of a symmetric bit matrix relabelled by `labelling` (position → vertex): the pairs
 /// `(a, b)`, `a < b`, with `labelling[a]` and `labelling[b]` adjacent, sorted. The certificate of
-/// a graph under a canonical labelling, read without building the relabelled matrix.
+/// a graph under a canonical labelling, read without relabelling the matrix bit by bit (as
+/// nauty's `permset` does).
 ///
 /// # Arguments
 /// `matrix` (`words` words a row, nauty's layout), `labelling` (a permutation of the rows),
 /// `edges` (the number of edges, the result's capacity).
 ///
-/// Row `labelling[a]` is read in the order of the labelling, `labelling[a + 1]`, ...: one bit
-/// test a pair, with the row in cache, gathered 64 pairs at a time into a word (no branch on
-/// the graph), whose set bits are then the edges, already in order.
+/// With `P` the permutation matrix of the labelling and `A` symmetric, the relabelled matrix is
+/// `P A Pᵀ = P (P A)ᵀ`: the rows of `A` taken in the labelling's order (`P A`) are transposed 64
+/// x 64 bits at a time, which puts the columns in canonical order, and the rows of that
+/// transpose are then read in the labelling's order, right of the diagonal only. Every step
+/// works on whole words; only the edges found are handled one by one.
 ///
-/// Complexity: O(n^2 / 2 + m), memory O(m).
+/// Complexity: O(n^2 / 64 · log 64 + m); memory: one more matrix, and the edges.
 pub(super) fn relabelled_upper_edges(
     matrix: &[usize],
     words: usize,
@@ -141,24 +144,42 @@ pub(super) fn relabelled_upper_edges(
     edges: usize,
 ) -> Vec<(u32, u32)> {
     let n = labelling.len();
+    // columns_relabelled[x][b] = A[labelling[b]][x], i.e. (P A)ᵀ.
+    let mut columns_relabelled = vec![0usize; n * words];
+    let mut block = [0u64; 64];
+    for block_row in 0..n.div_ceil(64) {
+        for block_column in 0..words {
+            for (i, slot) in block.iter_mut().enumerate() {
+                *slot = match labelling.get(block_row * 64 + i) {
+                    Some(&v) => matrix[v as usize * words + block_column] as u64,
+                    None => 0,
+                };
+            }
+            transpose_64(&mut block);
+            for (j, &bits) in block.iter().enumerate() {
+                let x = block_column * 64 + j;
+                if x < n {
+                    columns_relabelled[x * words + block_row] = bits as usize;
+                }
+            }
+        }
+    }
     let mut found = Vec::with_capacity(edges);
     for (a, &u) in labelling.iter().enumerate() {
-        let row = &matrix[u as usize * words..][..words];
-        let mut first = a + 1;
-        while first < n {
-            let block = &labelling[first..n.min(first + 64)];
-            let mut adjacent = 0u64;
-            for (j, &v) in block.iter().enumerate() {
-                let v = v as usize;
-                let bit = ((row[v / 64] << (v % 64)) >> 63) as u64;
-                adjacent |= bit << (63 - j);
+        let row = &columns_relabelled[u as usize * words..][..words];
+        let first = (a + 1) / 64;
+        let right_of_diagonal = usize::MAX >> ((a + 1) % 64);
+        for (w, &word) in row.iter().enumerate().skip(first) {
+            let mut bits = if w == first {
+                word & right_of_diagonal
+            } else {
+                word
+            };
+            while bits != 0 {
+                let k = bits.leading_zeros() as usize;
+                bits ^= (1usize << 63) >> k;
+                found.push((a as u32, (w * 64 + k) as u32));
             }
-            while adjacent != 0 {
-                let j = adjacent.leading_zeros() as usize;
-                adjacent ^= (1u64 << 63) >> j;
-                found.push((a as u32, (first + j) as u32));
-            }
-            first += block.len();
         }
     }
     found
