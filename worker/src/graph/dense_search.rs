@@ -241,6 +241,7 @@ pub fn dense_search(
             stabilised: Vec::new(),
         });
     }
+    drop(root);
     let mut labelling: Vec<u32> = (0..n as u32).collect();
     let mut partition = vec![1u32; n];
     let mut options = CanonautOptions {
