@@ -7,9 +7,6 @@ use super::bit_matrix::row_bit;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
-/// Splitters processed between two checks of the cancellation flag.
-const SPLITTERS_PER_CHECK: usize = 256;
-
 /// An ordered partition of the vertices refined to equitable on a bit matrix: every vertex of a
 /// cell has the same number of neighbours in each cell.
 ///
@@ -41,7 +38,7 @@ impl DensePartition {
     /// # Arguments
     /// `matrix`: the symmetric adjacency bit matrix, `words` words a row (nauty's layout, see
     /// `bit_matrix`); `n` vertices; `ranks`: a class number per vertex (cells in increasing
-    /// order of rank), or `None` for one cell; `ctx`: checked every 256 splitters.
+    /// order of rank), or `None` for one cell; `ctx`: checked at every splitter.
     ///
     /// # Returns
     /// The refined ordered partition: equitable, or discrete (a discrete partition is
@@ -111,15 +108,11 @@ impl DensePartition {
         let mut splitter_set = vec![0usize; words];
         let mut splitter_words: Vec<usize> = Vec::new();
         let mut count = vec![0u32; n];
-        let mut processed = 0usize;
         while let Some(splitter) = queue.pop_front() {
             if cells == n {
                 break;
             }
-            processed += 1;
-            if processed.is_multiple_of(SPLITTERS_PER_CHECK) {
-                ctx.check()?;
-            }
+            ctx.check()?;
             let splitter = splitter as usize;
             queued[splitter] = false;
             let members = &order[splitter..cell_end[splitter] as usize];
