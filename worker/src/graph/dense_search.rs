@@ -1,5 +1,7 @@
 //! Partition refinement and search on a dense adjacency bit matrix: McKay's canonical labelling
 //! algorithm (nauty), through the `canonaut` crate, with Orbit's cancellation and memory budget.
+//! Orbit refines the root partition itself first ([`DensePartition`]): when it is discrete (as
+//! for almost every random dense graph) it is the answer, and `canonaut` is not called.
 
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -9,7 +11,8 @@ use canonaut::search::canonicalize;
 use canonaut::structs::{CanonautOptions, Statistics};
 use canonaut::utilities::words_needed;
 
-use super::bit_matrix::{symmetric_bit_matrix, upper_triangle_edges};
+use super::bit_matrix::{relabelled_upper_edges, symmetric_bit_matrix, upper_triangle_edges};
+use super::dense_refinement::DensePartition;
 use super::undirected_graph::UndirectedGraph;
 use crate::context::{CancelWatch, SolveContext};
 use crate::error::SolveError;
@@ -174,7 +177,11 @@ fn colour_ranks(colours: &[u64]) -> Vec<u32> {
 ///
 /// # Returns
 /// The labelling (position → vertex) and generators; isomorphic graphs (colour numbers
-/// included) get labellings under which their edge sets coincide.
+/// included) get labellings under which their edge sets coincide. When the equitable refinement
+/// of the colour partition (Orbit's own, bit-parallel) is discrete, the group is trivial and
+/// that partition's order is the labelling, with no search; otherwise `canonaut` searches from
+/// the colour partition. Whether the refinement ends discrete is an isomorphism invariant, so
+/// isomorphic graphs always take the same way.
 ///
 /// # Errors
 /// [`SolveError::Cancelled`]; [`SolveError::LimitExceeded`] when the generators outgrow
@@ -220,6 +227,21 @@ pub fn dense_search(
     }
     let words = words_needed(n);
     let adjacency = symmetric_bit_matrix(n, words, &graph.edges);
+    let ranks = graph.colours.as_deref().map(colour_ranks);
+    // The root of the search tree first: when its equitable partition is discrete, it is the
+    // only leaf (the group is trivial) and its order the canonical labelling.
+    let root = DensePartition::refine(&adjacency, words, n, ranks.as_deref(), ctx)?;
+    if root.is_discrete() {
+        let canonical_edges =
+            relabelled_upper_edges(&adjacency, words, &root.order, graph.edges.len());
+        return Ok(SearchResult {
+            labelling: root.order,
+            generators: Vec::new(),
+            canonical_edges,
+            stabilised: Vec::new(),
+        });
+    }
+    drop(root);
     let mut labelling: Vec<u32> = (0..n as u32).collect();
     let mut partition = vec![1u32; n];
     let mut options = CanonautOptions {
@@ -229,9 +251,8 @@ pub fn dense_search(
         ..CanonautOptions::default()
     };
     options.dispatch.cheap_automorphism_check = Some(never_cheap);
-    match &graph.colours {
-        Some(colours) => {
-            let ranks = colour_ranks(colours);
+    match &ranks {
+        Some(ranks) => {
             labelling.sort_by_key(|&v| (ranks[v as usize], v));
             for i in 0..n {
                 let last =

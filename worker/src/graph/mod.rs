@@ -8,7 +8,9 @@
 //!   `colours` line.
 //! - [`dense_search`]: McKay's partition refinement and search tree (nauty) on the adjacency bit
 //!   matrix, through the `canonaut` crate (a safe Rust port of nauty), with Orbit's cancellation
-//!   and memory budget; it gives the canonical labelling and generators.
+//!   and memory budget; it gives the canonical labelling and generators. Orbit's own
+//!   bit-parallel equitable refinement of the root (`dense_refinement`) runs first: a discrete
+//!   root (almost every random dense graph) is the answer without a search.
 //! - [`CanonicalForm`]: the relabelled graph, the certificate of isomorphism;
 //!   [`is_isomorphism`] checks an answer independently.
 //! - [`order_from_search`]: the exact order from the generators, a strong generating set
@@ -22,6 +24,7 @@
 
 mod bit_matrix;
 mod canonical_form;
+mod dense_refinement;
 mod dense_search;
 mod job;
 mod search_order;

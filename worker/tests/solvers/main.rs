@@ -15,6 +15,7 @@ mod game_cop_thief_witness;
 mod game_retrograde;
 mod game_witness;
 mod graph_colourings;
+mod graph_dense_root;
 mod graph_every_small_graph;
 mod graph_sparse_search;
 mod graph_symmetry;
