@@ -1,10 +1,11 @@
 //! [`ActionKernelWords`]: words for a group through one of its actions whose kernel has a
-//! series of signs, rotations and an elementary abelian bottom ([`KernelSeriesWords`]): on one
-//! orbit (a diagonal product such as `Sym(50)` acting on two copies of its points, faithfully
-//! on each), on a system of minimal blocks (`Sym(2) wr Sym(50)`, whose kernel on its 50 blocks
-//! is `C_2^50`; `Sym(4) wr Sym(40)`, kernel `Sym(4)^40`), or, for a primitive group, faithfully
-//! on invariant lines (`Sym(45)` on the 990 2-sets acts on its 45 stars as `Sym(45)` on points;
-//! see `invariant_lines`).
+//! series of signs, rotations and a bottom that is elementary abelian or a product over the
+//! parts ([`KernelSeriesWords`]): on one orbit (a diagonal product such as `Sym(50)` acting on
+//! two copies of its points, faithfully on each), on a system of minimal blocks (`Sym(2) wr
+//! Sym(50)`, whose kernel on its 50 blocks is `C_2^50`; `Sym(4) wr Sym(40)`, kernel
+//! `Sym(4)^40`; `Sym(5) wr Sym(40)`), or, for a primitive group, faithfully on invariant lines
+//! (`Sym(45)` on the 990 2-sets acts on its 45 stars as `Sym(45)` on points; see
+//! `invariant_lines`).
 //!
 //! Minkwitz's tables hold, at level `i`, residues of residues of `i` sifts: on a group with a long
 //! base from a few random generators (`Sym(2) wr Sym(50)`: 50 base points) their words grow
@@ -25,9 +26,10 @@
 //! order at least the bound [`KernelSeriesWords`] proves (the bottom's elements checked of
 //! prime order `p` and to commute); the search stops when that reaches `|K|`. A member's word
 //! is checked by the sift (the residue must be the identity), so a non-member gets none. Random
-//! only in the running time (Las Vegas). When the kernel's bottom is not elementary abelian
-//! (parts of five or more points with a non-abelian kernel there), or no action is found, the
-//! caller uses another method.
+//! only in the running time (Las Vegas). A bottom that is not elementary abelian is tried again
+//! as a product over the parts (`Sym(5) wr Sym(40)`: `Alt(5)^40`); when it is neither (a
+//! diagonal of non-abelian groups over several parts), or no action is found, the caller uses
+//! another method.
 //!
 //! # Complexity
 //! Set-up: the minimal blocks `O(n² k)`, the image group and its words, and `O(r)` kernel

@@ -82,8 +82,9 @@ pub enum WordMethod {
     /// Conjugates of a 3-cycle per orbit and a parity correction, for a product of giants on
     /// several orbits whose generators move several of them.
     GiantProduct,
-    /// The words of the group's image under its action on an orbit or on blocks, times a
-    /// kernel element's word by elimination over `GF(p)`, for an elementary abelian kernel.
+    /// The words of the group's image under an action (on an orbit, on blocks, on invariant
+    /// lines), times a kernel element's word down the kernel's series (signs, rotations, then
+    /// elimination over `GF(p)` or a product over the parts).
     ActionKernel,
 }
 

@@ -14,9 +14,12 @@
 //!   `V_4`); on other parts 0. Its kernel `K_2` holds the elements trivial on parts of two and
 //!   three points and in `V_4` on parts of four.
 //!
-//! `K_1` and `K_2` are normal (in the whole group, too, which permutes the parts), and `K_2`,
-//! when elementary abelian, is written by elimination over its prime
-//! ([`ElementaryAbelianWords`]). Elements are inserted as they are found: one whose signs are
+//! `K_1` and `K_2` are normal (in the whole group, too, which permutes the parts), and `K_2` is
+//! written by elimination over its prime when it is elementary abelian
+//! ([`ElementaryAbelianWords`]), or part by part when it is the direct product of its
+//! restrictions to the parts ([`PartProductWords`]: `Alt(5)^40` in `Sym(5) wr Sym(40)`, from
+//! elements moving one part each; an element of `K_2` moving several parts is replaced by a power
+//! of it that moves one, waiting its turn by its length). Elements are inserted as they are found: one whose signs are
 //! outside the span of the earlier ones is kept in the first layer (a [`PrimeSpace`] holds the
 //! span in echelon form, each basis vector with the exponents of the layer's elements whose
 //! product has it); any other, `x`, is multiplied by the inverse of the product `y` of the
@@ -25,9 +28,9 @@
 //! `k_2 ∈ K_2`, of the product `y_1` for its rotations and of `y_0` for its signs.
 //!
 //! **Order.** With `s` elements kept for the signs, `t` for the rotations and `K_2`'s part of
-//! order `p^r`, the group `S` the elements found generate has order at least `2^s · 3^t · p^r`
-//! (its image under `σ` has `2^s` elements at least, `ρ(S ∩ K_1)` at least `3^t`, and
-//! `S ∩ K_2` holds the `p^r` found); the caller stops when that reaches the proven order of
+//! order `p^r` (or `Π |N_P|` part by part), the group `S` the elements found generate has order
+//! at least `2^s · 3^t · p^r` (its image under `σ` has `2^s` elements at least, `ρ(S ∩ K_1)`
+//! at least `3^t`, and `S ∩ K_2` holds the `p^r` found); the caller stops when that reaches the proven order of
 //! `K`, so then `S = K`, each layer's span is all of its image, and every member sifts down.
 //!
 //! # Complexity

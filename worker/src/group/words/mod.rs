@@ -3,8 +3,8 @@
 //! coset representatives in general, conjugates of one transposition or 3-cycle for giants of
 //! large degree, one of these per orbit for a direct product given factor by factor, per
 //! orbit with a parity correction for a product of giants whose generators move several orbits,
-//! and through an action on an orbit or on blocks, with an elementary abelian kernel, for other
-//! groups with long bases).
+//! and through an action on an orbit, on blocks or on invariant lines, down the kernel's series,
+//! for other groups with long bases).
 
 mod action_kernel;
 mod elementary_abelian;
