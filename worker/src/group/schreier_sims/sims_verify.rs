@@ -85,6 +85,12 @@ const REBUILD_ELEMENTS_PER_LEVEL: u64 = 10;
 /// Random elements of `P` tried as `z` after the level's generators and tree labels.
 const RANDOM_Z_TRIES: usize = 8;
 
+/// Shortest orbits of `H` (besides `{α}`) one point `γ` of which is tried as `α^{z⁻¹}`, with `z =
+/// u_γ⁻¹` (`u_γ` the level's transversal element), before random elements. Another point `γ^h`
+/// of the same orbit gives `u_{γ^h} ∈ P_α u_γ h`, the same `<H, z>` once `P_α = H`: one point per
+/// orbit.
+const Z_TARGET_ORBITS: usize = 6;
+
 /// Permutations the lemma may hold at once besides its stabiliser generators and the random
 /// elements' state, charged to the chain's budget with them (`r_j`, `r_j⁻¹`, `h_γ`, `h_γ⁻¹`, `z`,
 /// `z⁻¹`, two coset representatives, a product being formed and its factors).
@@ -263,8 +269,25 @@ pub(crate) fn prove_level(
     if h_reps.len() > MAX_H_ORBITS {
         return Ok(LemmaOutcome::NotApplicable);
     }
-    // Step 2: z with α^<H, z> = Δ: the level's generators, its tree labels, then random elements.
-    let Some(z) = choose_z(&at, seed, ctx)? else {
+    // Step 2: z with α^<H, z> = Δ, chosen so that γ = α^{z⁻¹} lies in a short orbit of `H`
+    // (condition 2 tests one point per orbit of `H_γ`, about `|Δ| · |γ^H| / |H|` of them).
+    let mut h_orbit_sizes = vec![0usize; h_reps.len()];
+    for &o in &h_orbit {
+        h_orbit_sizes[o as usize] += 1;
+    }
+    let gamma_orbit_size = |z_inv_alpha: u32| -> usize {
+        h_orbit_sizes[h_orbit[lvl.pos[z_inv_alpha as usize] as usize] as usize]
+    };
+    // A point of each of the shortest orbits of `H` besides `{α}`, shortest first (`h_reps`).
+    let mut short_orbits: Vec<usize> = (1..h_reps.len()).collect();
+    short_orbits.sort_by_key(|&j| h_orbit_sizes[j]);
+    let targets: Vec<u32> = short_orbits
+        .iter()
+        .take(Z_TARGET_ORBITS)
+        .map(|&j| h_reps[j])
+        .collect();
+    let shortest = short_orbits.first().map(|&j| h_orbit_sizes[j]);
+    let Some(z) = choose_z(&at, &gamma_orbit_size, shortest, &targets, seed, ctx)? else {
         return Ok(LemmaOutcome::NotApplicable);
     };
     // Step 3: each orbit's point and how it is seen; orbit 0 is {α}. Rebuilt chains are made
@@ -461,10 +484,43 @@ pub(crate) fn prove_level(
     Ok(LemmaOutcome::Proven)
 }
 
-/// A `z ∈ P` with `α^{<H, z>} = Δ`, or `None` after the level's generators, its tree labels and
-/// [`RANDOM_Z_TRIES`] random elements of `P`.
-fn choose_z(at: &Level<'_>, seed: u64, ctx: &SolveContext) -> Result<Option<Perm>, SolveError> {
+/// A `z ∈ P` with `α^{<H, z>} = Δ` whose `γ = α^{z⁻¹}` has the shortest orbit under `H`
+/// (`gamma_orbit_size` of `γ`) among the candidates, or `None` when none of them works. The
+/// candidates, until one reaches `shortest` (the shortest orbit of `H` besides `{α}`): the
+/// level's generators and tree labels, `u_γ⁻¹` for each point `γ` of `targets` (the level's
+/// transversal element: `α^{z⁻¹} = γ`), then [`RANDOM_Z_TRIES`] random elements of `P`.
+///
+/// Complexity: O(|Δ| · |gens(H)|) per candidate, plus the random elements' O(d) each.
+fn choose_z(
+    at: &Level<'_>,
+    gamma_orbit_size: &dyn Fn(u32) -> usize,
+    shortest: Option<usize>,
+    targets: &[u32],
+    seed: u64,
+    ctx: &SolveContext,
+) -> Result<Option<Perm>, SolveError> {
     let alpha = at.alpha;
+    let mut best: Option<(usize, Perm)> = None;
+    let done = |best: &Option<(usize, Perm)>| {
+        best.as_ref()
+            .is_some_and(|(size, _)| shortest.is_none_or(|s| *size <= s))
+    };
+    let consider = |z: &Perm, best: &mut Option<(usize, Perm)>| {
+        if z.image(alpha) == alpha {
+            return;
+        }
+        // γ = α^{z⁻¹}: the point z maps to α.
+        let Some(gamma) = z.images().iter().position(|&y| y == alpha) else {
+            return;
+        };
+        let size = gamma_orbit_size(gamma as u32);
+        if best.as_ref().is_some_and(|(b, _)| *b <= size) {
+            return;
+        }
+        if at.generates_orbit(z) {
+            *best = Some((size, z.clone()));
+        }
+    };
     let level_gens: Vec<&Perm> = at.chain.level_generators(at.level).collect();
     for z in level_gens
         .iter()
@@ -472,8 +528,16 @@ fn choose_z(at: &Level<'_>, seed: u64, ctx: &SolveContext) -> Result<Option<Perm
         .chain(at.chain.level_extra_labels(at.level))
     {
         ctx.check()?;
-        if z.image(alpha) != alpha && at.generates_orbit(z) {
-            return Ok(Some(z.clone()));
+        consider(z, &mut best);
+        if done(&best) {
+            return Ok(best.map(|(_, z)| z));
+        }
+    }
+    for &gamma in targets {
+        ctx.check()?;
+        consider(&at.level_rep(gamma).inverse(), &mut best);
+        if done(&best) {
+            return Ok(best.map(|(_, z)| z));
         }
     }
     let gens: Vec<Perm> = level_gens.iter().map(|&g| g.clone()).collect();
@@ -481,11 +545,12 @@ fn choose_z(at: &Level<'_>, seed: u64, ctx: &SolveContext) -> Result<Option<Perm
     for _ in 0..RANDOM_Z_TRIES {
         ctx.check()?;
         let z = pr.next_element();
-        if z.image(alpha) != alpha && at.generates_orbit(z) {
-            return Ok(Some(z.clone()));
+        consider(z, &mut best);
+        if done(&best) {
+            break;
         }
     }
-    Ok(None)
+    Ok(best.map(|(_, z)| z))
 }
 
 #[cfg(test)]
