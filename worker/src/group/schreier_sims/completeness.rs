@@ -166,7 +166,7 @@ impl Chain {
                     let chain_work = (self.n as u64 * SERIES_CHAIN_WORK_PER_POINT).max(1);
                     usize::try_from(work / chain_work)
                         .unwrap_or(usize::MAX)
-                        .min(normal_series::MAX_LEVEL_SERIES_CHAINS)
+                        .min(normal_series::MAX_SERIES_CHAINS_BEFORE_LEMMA)
                 }
                 None => normal_series::MAX_LEVEL_SERIES_CHAINS,
             };

@@ -128,9 +128,9 @@ const LEMMA_ADVANTAGE: u64 = 64;
 /// search is counted as: a search before the one-generator lemma builds at most the lemma's
 /// estimated work in chains. Measured on the GAP-library corpus, a chain takes about half a
 /// millisecond at degree 2,000 and the lemma's tests about 0.3-0.7 ns per estimated operation, so
-/// a failed search costs at most about the lemma's time again; the successful searches that come
-/// before a costed lemma mostly build 0-3 chains (at most 11, at degree 364, whose lemma is then
-/// about as quick).
+/// a failed search costs at most about the lemma's time again (and builds at most
+/// [`normal_series::MAX_SERIES_CHAINS_BEFORE_LEMMA`] chains: the successful searches that come
+/// before a costed lemma build at most 2).
 const SERIES_CHAIN_WORK_PER_POINT: u64 = 2_000;
 
 /// Integer operations per point of the degree that proving a level through a block system is

@@ -186,6 +186,38 @@ impl Level<'_> {
         Perm::from_images_unchecked(img.into_boxed_slice())
     }
 
+    /// Replaces `g` by `h_ε · g` (`h_ε` as in [`h_rep`](Self::h_rep)); `scratch` is overwritten.
+    fn left_multiply_h_rep(&self, view: &OrbitView, eps: u32, g: &mut [u32], scratch: &mut [u32]) {
+        match view {
+            OrbitView::Fixed => {}
+            OrbitView::NextLevel => {
+                let j = self.chain.levels[self.level + 1].pos[eps as usize];
+                self.chain
+                    .left_multiply_rep(self.level + 1, j as usize, g, scratch);
+            }
+            OrbitView::Rebuilt(c) => {
+                let j = c.levels[0].pos[eps as usize];
+                c.left_multiply_rep(0, j as usize, g, scratch);
+            }
+        }
+    }
+
+    /// Replaces `g` by `g · h_ε⁻¹` (`h_ε` as in [`h_rep`](Self::h_rep)).
+    fn right_multiply_inverse_h_rep(&self, view: &OrbitView, eps: u32, g: &mut [u32]) {
+        match view {
+            OrbitView::Fixed => {}
+            OrbitView::NextLevel => {
+                let j = self.chain.levels[self.level + 1].pos[eps as usize];
+                self.chain
+                    .right_multiply_inverse_rep(self.level + 1, j as usize, g);
+            }
+            OrbitView::Rebuilt(c) => {
+                let j = c.levels[0].pos[eps as usize];
+                c.right_multiply_inverse_rep(0, j as usize, g);
+            }
+        }
+    }
+
     /// Generators of `H_{p_j}` (borrowed from the chain, the view's chain or `H`'s generators).
     fn stabiliser_gens<'v>(&'v self, view: &'v OrbitView) -> Vec<&'v Perm> {
         match view {
@@ -202,6 +234,11 @@ impl Level<'_> {
     /// `buf` and the outcome to return is given.
     fn test(&self, g: &Perm, buf: &mut [u32]) -> Option<LemmaOutcome> {
         buf.copy_from_slice(g.images());
+        self.test_in_place(buf)
+    }
+
+    /// [`test`](Self::test) of the permutation in `buf` (consumed).
+    fn test_in_place(&self, buf: &mut [u32]) -> Option<LemmaOutcome> {
         if buf[self.alpha as usize] != self.alpha {
             // Every tested element fixes α by construction; anything else is a bug, and must not
             // become a strong generator.
@@ -437,13 +474,18 @@ pub(crate) fn prove_level(
     if !held.hold(most) {
         return Ok(LemmaOutcome::NotApplicable);
     }
+    // The products below are formed in `buf` by multiplying transversal elements on either side
+    // along their Schreier trees (no representative is formed on its own).
+    let mut scratch = vec![0u32; n];
     // Condition 1: r_j H_{p_j} r_j⁻¹ ⊆ H.
     for (j, view) in views.iter().enumerate().skip(1) {
-        let r = at.level_rep(points[j]);
-        let r_inv = r.inverse();
+        let r = lvl.pos[points[j] as usize] as usize;
         for y in at.stabiliser_gens(view) {
             ctx.check()?;
-            if let Some(out) = at.test(&r.compose(y).compose(&r_inv), buf) {
+            buf.copy_from_slice(y.images());
+            chain.left_multiply_rep(level, r, buf, &mut scratch);
+            chain.right_multiply_inverse_rep(level, r, buf);
+            if let Some(out) = at.test_in_place(buf) {
                 return Ok(out);
             }
         }
@@ -455,29 +497,34 @@ pub(crate) fn prove_level(
             return Ok(out);
         }
     }
-    // u_ε = r_j h_ε.
-    let coset_rep = |eps: u32| -> Perm {
+    // `u_ε · m · u_{ε^m}⁻¹` into `buf`, with `u_ε = r_j h_ε`.
+    let coset_product = |eps: u32, m: &Perm, buf: &mut [u32], scratch: &mut [u32]| {
+        buf.copy_from_slice(m.images());
         let j = h_orbit[lvl.pos[eps as usize] as usize] as usize;
-        if j == 0 {
-            return Perm::identity(n);
+        if j != 0 {
+            at.left_multiply_h_rep(&views[j], eps, buf, scratch);
+            chain.left_multiply_rep(level, lvl.pos[points[j] as usize] as usize, buf, scratch);
         }
-        at.level_rep(points[j]).compose(&at.h_rep(&views[j], eps))
+        let image = m.image(eps);
+        let j = h_orbit[lvl.pos[image as usize] as usize] as usize;
+        if j != 0 {
+            at.right_multiply_inverse_h_rep(&views[j], image, buf);
+            chain.right_multiply_inverse_rep(level, lvl.pos[points[j] as usize] as usize, buf);
+        }
     };
     // Condition 2: u_ε z u_{ε^z}⁻¹ ∈ H, one ε per orbit of H_γ.
     for &eps in &gamma_reps {
         ctx.check()?;
-        let g = coset_rep(eps)
-            .compose(&z)
-            .compose(&coset_rep(z.image(eps)).inverse());
-        if let Some(out) = at.test(&g, buf) {
+        coset_product(eps, &z, buf, &mut scratch);
+        if let Some(out) = at.test_in_place(buf) {
             return Ok(out);
         }
     }
-    // Condition 4: S ⊆ X.
+    // Condition 4: S ⊆ X (u_α = 1).
     for s in chain.level_generators(level) {
         ctx.check()?;
-        let g = s.compose(&coset_rep(s.image(at.alpha)).inverse());
-        if let Some(out) = at.test(&g, buf) {
+        coset_product(at.alpha, s, buf, &mut scratch);
+        if let Some(out) = at.test_in_place(buf) {
             return Ok(out);
         }
     }

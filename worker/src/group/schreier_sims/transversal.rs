@@ -286,6 +286,42 @@ impl Chain {
         }
     }
 
+    /// Replaces `g` by `u_j · g` (first `u_j`, then `g`), `u_j` representative `j` of level `l`;
+    /// `scratch` (length `d`) is overwritten.
+    ///
+    /// Complexity: O(d) explicit, O(d · depth) tree; no allocation.
+    pub(crate) fn left_multiply_rep(&self, l: usize, j: usize, g: &mut [u32], scratch: &mut [u32]) {
+        let lvl = &self.levels[l];
+        let n = self.n;
+        if let Some(inv_reps) = &lvl.inv_reps {
+            // (u · g)[u⁻¹[y]] = g[y].
+            let inv = &inv_reps[j * n..(j + 1) * n];
+            for (y, &x) in inv.iter().enumerate() {
+                scratch[x as usize] = g[y];
+            }
+            g.copy_from_slice(scratch);
+            return;
+        }
+        // u_j = t_1 · … · t_L along the path from the root: t_L · g first, walking upwards.
+        let mut k = j;
+        while k != 0 {
+            let (p, c) = lvl.parent[k];
+            let t = super::label(&self.strong, &self.strong_inv, c);
+            for (out, &tx) in scratch.iter_mut().zip(t.iter()) {
+                *out = g[tx as usize];
+            }
+            g.copy_from_slice(scratch);
+            k = p as usize;
+        }
+    }
+
+    /// Replaces `g` by `g · u_j⁻¹`, `u_j` representative `j` of level `l` (a sifting step).
+    ///
+    /// Complexity: O(d) explicit, O(d · depth) tree; no allocation.
+    pub(crate) fn right_multiply_inverse_rep(&self, l: usize, j: usize, g: &mut [u32]) {
+        super::apply_inv_rep(&self.levels[l], &self.strong, &self.strong_inv, j, g);
+    }
+
     /// The explicit transversal of level `l`: `result[j]` maps the base point to `orbit[j]`.
     pub(crate) fn transversal(&self, l: usize) -> Vec<Perm> {
         let lvl = &self.levels[l];
