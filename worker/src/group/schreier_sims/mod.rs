@@ -822,6 +822,39 @@ mod tests {
         }
     }
 
+    /// D_1200: level 0 (1,200 points) starts as a tree; many memberships make it explicit, a
+    /// few do not; either way rotations and reflections are members (the dihedral formula, not
+    /// the chain) and transpositions are not.
+    #[test]
+    fn a_long_first_level_is_a_tree_until_memberships_make_it_explicit() {
+        let n = 1200;
+        let ctx = SolveContext::detached();
+        let gens = dihedral(n);
+        let mut chain =
+            Chain::build(&test_inputs(&gens, ChainTuning::default()), &ctx).expect("chain");
+        assert_eq!(chain.order(), num_bigint::BigUint::from(2 * n));
+        assert!(chain.levels[0].inv_reps.is_none());
+        let check = |chain: &Chain| {
+            for k in [0u32, 1, 599, 1199] {
+                let mut rot: Vec<u32> = (0..n as u32).map(|x| (x + k) % n as u32).collect();
+                assert!(chain.contains_in_place(&mut rot));
+                let mut refl: Vec<u32> = (0..n as u32)
+                    .map(|x| (k + n as u32 - x) % n as u32)
+                    .collect();
+                assert!(chain.contains_in_place(&mut refl));
+                let mut tr: Vec<u32> = (0..n as u32).collect();
+                tr.swap(k as usize, (k as usize + 2) % n);
+                assert!(!chain.contains_in_place(&mut tr));
+            }
+        };
+        check(&chain);
+        chain.prepare_for_sifts(1, &ctx).expect("no limit");
+        assert!(chain.levels[0].inv_reps.is_none(), "one sift: no table");
+        chain.prepare_for_sifts(10_000, &ctx).expect("no limit");
+        assert!(chain.levels[0].inv_reps.is_some());
+        check(&chain);
+    }
+
     #[test]
     fn ceil_log2_values() {
         assert_eq!(
