@@ -278,6 +278,12 @@ pub(crate) const MAX_LEVEL_SERIES_CHAINS: usize = 16;
 /// built up to 16 and took 52 ms in all, about half of what the lemmas after them took.
 pub(crate) const MAX_SERIES_CHAINS_BEFORE_LEMMA: usize = 3;
 
+/// Random chains a level's series search may build when the one-generator lemma does not apply
+/// and a block system may follow: on the GAP-library corpus the successful searches without a
+/// lemma built at most 7 (28 levels), the failing ones 16 each (8 levels, about 20 ms in all,
+/// `primitive(1632,2)`'s level 2 6 ms before its block system's 1 ms).
+pub(crate) const MAX_SERIES_CHAINS_BEFORE_BLOCKS: usize = 8;
+
 /// The first term of a series: a subgroup, generators of it, and its exact order.
 struct Start<'a> {
     sub: Subgroup<'a>,
