@@ -667,6 +667,49 @@ mod tests {
         assert_eq!(buf, vec![0, 3, 2, 1], "the reflection (2,4)");
     }
 
+    /// Sym(5) on the 10 two-sets: the stabiliser `H` of a two-set has orbits of 1, 6 (meeting it)
+    /// and 3 (disjoint) two-sets, so `z` is chosen with `γ` among the 3; the lemma proves the
+    /// top level, and the order is 120 = 5! (known, not computed by the chain alone).
+    #[test]
+    fn the_lemma_proves_a_rank_three_level_with_gamma_in_the_short_orbit() {
+        let pairs: Vec<(u32, u32)> = (0..5u32)
+            .flat_map(|a| (a + 1..5).map(move |b| (a, b)))
+            .collect();
+        let on_pairs = |f: &dyn Fn(u32) -> u32| -> Perm {
+            let images: Vec<u32> = pairs
+                .iter()
+                .map(|&(a, b)| {
+                    let (x, y) = (f(a).min(f(b)), f(a).max(f(b)));
+                    pairs.iter().position(|&p| p == (x, y)).expect("a two-set") as u32
+                })
+                .collect();
+            Perm::from_images(images, "on two-sets").expect("a permutation")
+        };
+        let gens = vec![
+            on_pairs(&|x| (x + 1) % 5),
+            on_pairs(&|x| match x {
+                0 => 1,
+                1 => 0,
+                x => x,
+            }),
+        ];
+        let ctx = SolveContext::detached();
+        let inputs = ChainInputs {
+            n: 10,
+            generators: &gens,
+            budget_bytes: 1 << 30,
+            seed: 5,
+            tuning: ChainTuning::default(),
+        };
+        let chain = Chain::build(&inputs, &ctx).expect("chain");
+        assert_eq!(chain.order(), BigUint::from(120u32));
+        assert_eq!(chain.orbit_lengths()[0], 10);
+        let mut buf = vec![0u32; 10];
+        let mut peak = 0;
+        let out = prove_level(&chain, 0, u64::MAX, &mut buf, 3, &ctx, &mut peak).expect("runs");
+        assert_eq!(out, LemmaOutcome::Proven);
+    }
+
     /// A budget too small for the lemma's permutations: it declines instead of allocating.
     #[test]
     fn a_small_budget_declines() {
