@@ -323,6 +323,9 @@ impl Search<'_> {
         } = start;
         let first_required = self.elements.len() - self.required;
         let mark = held.mark();
+        // The orbit of each point under the group so far (its generators `sub_gens`): a conjugate
+        // moving a point out of its orbit is not in the group, found before it is formed.
+        let mut orbit_label = orbit_labels(self.n, &sub_gens);
         let result = loop {
             if used[first_required..].iter().all(|&u| u) {
                 break Some(bound);
@@ -334,10 +337,11 @@ impl Search<'_> {
                 }
                 ctx.check()?;
                 let y_inv = y.inverse();
-                if sub_gens
-                    .iter()
-                    .all(|g| sub.contains(y_inv.compose(g).compose(y).images()))
-                {
+                let normalises = sub_gens.iter().all(|g| {
+                    conjugate_keeps_orbits(&y_inv, g, y, &orbit_label)
+                        && sub.contains(y_inv.compose(g).compose(y).images())
+                });
+                if normalises {
                     next = Some(cand);
                     break;
                 }
@@ -356,6 +360,7 @@ impl Search<'_> {
                 break None;
             }
             sub_gens.push(self.elements[cand].clone());
+            orbit_label = orbit_labels(self.n, &sub_gens);
             if used[first_required..].iter().any(|u| !u) {
                 if self.chains_left.get() == 0 {
                     break None;
@@ -387,6 +392,45 @@ impl Search<'_> {
         held.release_to(mark);
         Ok(result)
     }
+}
+
+/// The index of each point's orbit under `<gens>` (degree `n`).
+///
+/// Complexity: O(n · |gens|).
+fn orbit_labels(n: usize, gens: &[Perm]) -> Vec<u32> {
+    let mut label = vec![u32::MAX; n];
+    let mut stack = Vec::new();
+    for start in 0..n {
+        if label[start] != u32::MAX {
+            continue;
+        }
+        label[start] = start as u32;
+        stack.push(start as u32);
+        while let Some(x) = stack.pop() {
+            for g in gens {
+                let y = g.image(x) as usize;
+                if label[y] == u32::MAX {
+                    label[y] = start as u32;
+                    stack.push(y as u32);
+                }
+            }
+        }
+    }
+    label
+}
+
+/// Whether `y⁻¹ g y` maps every point into its own orbit (`orbit_label`) — necessary for it to
+/// lie in the group whose orbits those are. Stops at the first point that leaves its orbit,
+/// without forming the conjugate.
+///
+/// Complexity: O(n) at most.
+fn conjugate_keeps_orbits(y_inv: &Perm, g: &Perm, y: &Perm, orbit_label: &[u32]) -> bool {
+    let (yi, gi, yy) = (y_inv.images(), g.images(), y.images());
+    (0..yi.len()).all(|x| {
+        // x^{y⁻¹ g y}: first y⁻¹, then g, then y.
+        let image = yy[gi[yi[x] as usize] as usize] as usize;
+        orbit_label[image] == orbit_label[x]
+    })
 }
 
 /// The distinct non-identity permutations among `perms`.
