@@ -192,12 +192,13 @@ pub fn solve_group(
         max_group_chain_bytes: chain,
         ..limits.clone()
     };
-    let group = PermGroup::new(
+    let mut group = PermGroup::new(
         problem.degree,
         problem.generators.clone(),
         ctx,
         &chain_limits,
     )?;
+    group.prepare_for_memberships(problem.candidates.len(), ctx)?;
     let mut scratch = Vec::new();
     let mut members = Vec::with_capacity(problem.candidates.len());
     for (i, c) in problem.candidates.iter().enumerate() {

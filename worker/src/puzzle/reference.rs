@@ -119,7 +119,8 @@ pub fn solve_puzzle_group_engine(
         ctx.check()?;
         gens.push(Perm::from_images(g, "puzzle generator")?);
     }
-    let group = PermGroup::new(p.n as usize, gens, ctx, limits)?;
+    let mut group = PermGroup::new(p.n as usize, gens, ctx, limits)?;
+    group.prepare_for_memberships(p.targets.len(), ctx)?;
     let mut out = Vec::with_capacity(p.targets.len());
     let mut scratch = Vec::new();
     for t in &p.targets {

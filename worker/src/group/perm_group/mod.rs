@@ -610,6 +610,33 @@ impl PermGroup {
         &self.orbits
     }
 
+    /// Prepares for `count` membership tests ([`contains`](Self::contains)): a stabiliser chain
+    /// whose first level is a Schreier tree (as a long first orbit starts, its table rarely paying
+    /// for itself while the chain is built and proven) stores it explicitly when the tests would
+    /// walk the tree more than building the table costs and the chain's budget allows it. Never
+    /// changes an answer.
+    ///
+    /// Complexity: O(|Δ_0| · d) when the level is converted, else O(1).
+    ///
+    /// ```
+    /// use orbit_worker::{Limits, SolveContext, group::{Perm, PermGroup}};
+    /// let gens = vec![Perm::parse_cycles("(1,2,3,4)", 4).unwrap()];
+    /// let ctx = SolveContext::detached();
+    /// let mut g = PermGroup::new(4, gens, &ctx, &Limits::default()).unwrap();
+    /// g.prepare_for_memberships(1_000, &ctx).unwrap();
+    /// assert!(g.contains(&Perm::parse_cycles("(1,3)(2,4)", 4).unwrap()));
+    /// ```
+    pub fn prepare_for_memberships(
+        &mut self,
+        count: usize,
+        ctx: &SolveContext,
+    ) -> Result<(), SolveError> {
+        match &mut self.structure {
+            Structure::Chain(chain) => chain.prepare_for_sifts(count as u64, ctx),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether `p` is an element of the group (sifting through the stabiliser chain; for a proven
     /// giant a parity check; for a giant product the orbits, the linkage bijections, the parities
     /// and a membership test for the other orbits). A permutation of another degree is never a

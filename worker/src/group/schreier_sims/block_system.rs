@@ -61,6 +61,24 @@ const RESIDUE_TRIES: usize = 64;
 /// Complexity: O(|Δ| · |S|) plus building and proving a chain on `d + |Σ|` points.
 ///
 /// Reference: Seress (2003), §5.5 and §8.2.
+/// Whether [`prove_level`] may apply to level `level`: `H = <S^(level+1)>` is non-trivial and its
+/// fixed points in `Δ` are at least 2, not all of `Δ`, and their number divides `|Δ|` (the
+/// cheap part of its checks; the block partition may still fail).
+///
+/// Complexity: O(|Δ| · |S^(level+1)|).
+pub(crate) fn may_apply(chain: &Chain, level: usize) -> bool {
+    if level + 1 >= chain.levels.len() {
+        return false;
+    }
+    let orbit = &chain.levels[level].orbit;
+    let h_gens: Vec<&Perm> = chain.level_generators(level + 1).collect();
+    let fixed = orbit
+        .iter()
+        .filter(|&&x| h_gens.iter().all(|g| g.image(x) == x))
+        .count();
+    fixed >= 2 && fixed < orbit.len() && orbit.len().is_multiple_of(fixed)
+}
+
 pub(crate) fn prove_level(
     chain: &Chain,
     level: usize,

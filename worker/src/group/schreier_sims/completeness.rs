@@ -159,14 +159,18 @@ impl Chain {
                 }
             }
             // The series search's random chains are capped so that a failing search costs about
-            // as much as the lemma's tests it precedes (when their cost is known).
+            // as much as the lemma's tests it precedes (when their cost is known), and more
+            // tightly before a block system that may apply.
             let max_chains = match lemma_work {
                 _ if forced => usize::MAX,
                 Some(work) => {
                     let chain_work = (self.n as u64 * SERIES_CHAIN_WORK_PER_POINT).max(1);
                     usize::try_from(work / chain_work)
                         .unwrap_or(usize::MAX)
-                        .min(normal_series::MAX_LEVEL_SERIES_CHAINS)
+                        .min(normal_series::MAX_SERIES_CHAINS_BEFORE_LEMMA)
+                }
+                None if blocks_allowed && block_system::may_apply(self, level) => {
+                    normal_series::MAX_SERIES_CHAINS_BEFORE_BLOCKS
                 }
                 None => normal_series::MAX_LEVEL_SERIES_CHAINS,
             };

@@ -128,9 +128,9 @@ const LEMMA_ADVANTAGE: u64 = 64;
 /// search is counted as: a search before the one-generator lemma builds at most the lemma's
 /// estimated work in chains. Measured on the GAP-library corpus, a chain takes about half a
 /// millisecond at degree 2,000 and the lemma's tests about 0.3-0.7 ns per estimated operation, so
-/// a failed search costs at most about the lemma's time again; the successful searches that come
-/// before a costed lemma mostly build 0-3 chains (at most 11, at degree 364, whose lemma is then
-/// about as quick).
+/// a failed search costs at most about the lemma's time again (and builds at most
+/// [`normal_series::MAX_SERIES_CHAINS_BEFORE_LEMMA`] chains: the successful searches that come
+/// before a costed lemma build at most 2).
 const SERIES_CHAIN_WORK_PER_POINT: u64 = 2_000;
 
 /// Integer operations per point of the degree that proving a level through a block system is
@@ -820,6 +820,39 @@ mod tests {
                 assert_eq!(u.image(lvl.base_point), lvl.orbit[j]);
             }
         }
+    }
+
+    /// D_1200: level 0 (1,200 points) starts as a tree; many memberships make it explicit, a
+    /// few do not; either way rotations and reflections are members (the dihedral formula, not
+    /// the chain) and transpositions are not.
+    #[test]
+    fn a_long_first_level_is_a_tree_until_memberships_make_it_explicit() {
+        let n = 1200;
+        let ctx = SolveContext::detached();
+        let gens = dihedral(n);
+        let mut chain =
+            Chain::build(&test_inputs(&gens, ChainTuning::default()), &ctx).expect("chain");
+        assert_eq!(chain.order(), num_bigint::BigUint::from(2 * n));
+        assert!(chain.levels[0].inv_reps.is_none());
+        let check = |chain: &Chain| {
+            for k in [0u32, 1, 599, 1199] {
+                let mut rot: Vec<u32> = (0..n as u32).map(|x| (x + k) % n as u32).collect();
+                assert!(chain.contains_in_place(&mut rot));
+                let mut refl: Vec<u32> = (0..n as u32)
+                    .map(|x| (k + n as u32 - x) % n as u32)
+                    .collect();
+                assert!(chain.contains_in_place(&mut refl));
+                let mut tr: Vec<u32> = (0..n as u32).collect();
+                tr.swap(k as usize, (k as usize + 2) % n);
+                assert!(!chain.contains_in_place(&mut tr));
+            }
+        };
+        check(&chain);
+        chain.prepare_for_sifts(1, &ctx).expect("no limit");
+        assert!(chain.levels[0].inv_reps.is_none(), "one sift: no table");
+        chain.prepare_for_sifts(10_000, &ctx).expect("no limit");
+        assert!(chain.levels[0].inv_reps.is_some());
+        check(&chain);
     }
 
     #[test]

@@ -85,6 +85,12 @@ const REBUILD_ELEMENTS_PER_LEVEL: u64 = 10;
 /// Random elements of `P` tried as `z` after the level's generators and tree labels.
 const RANDOM_Z_TRIES: usize = 8;
 
+/// Shortest orbits of `H` (besides `{α}`) one point `γ` of which is tried as `α^{z⁻¹}`, with `z =
+/// u_γ⁻¹` (`u_γ` the level's transversal element), before random elements. Another point `γ^h`
+/// of the same orbit gives `u_{γ^h} ∈ P_α u_γ h`, the same `<H, z>` once `P_α = H`: one point per
+/// orbit.
+const Z_TARGET_ORBITS: usize = 6;
+
 /// Permutations the lemma may hold at once besides its stabiliser generators and the random
 /// elements' state, charged to the chain's budget with them (`r_j`, `r_j⁻¹`, `h_γ`, `h_γ⁻¹`, `z`,
 /// `z⁻¹`, two coset representatives, a product being formed and its factors).
@@ -180,6 +186,38 @@ impl Level<'_> {
         Perm::from_images_unchecked(img.into_boxed_slice())
     }
 
+    /// Replaces `g` by `h_ε · g` (`h_ε` as in [`h_rep`](Self::h_rep)); `scratch` is overwritten.
+    fn left_multiply_h_rep(&self, view: &OrbitView, eps: u32, g: &mut [u32], scratch: &mut [u32]) {
+        match view {
+            OrbitView::Fixed => {}
+            OrbitView::NextLevel => {
+                let j = self.chain.levels[self.level + 1].pos[eps as usize];
+                self.chain
+                    .left_multiply_rep(self.level + 1, j as usize, g, scratch);
+            }
+            OrbitView::Rebuilt(c) => {
+                let j = c.levels[0].pos[eps as usize];
+                c.left_multiply_rep(0, j as usize, g, scratch);
+            }
+        }
+    }
+
+    /// Replaces `g` by `g · h_ε⁻¹` (`h_ε` as in [`h_rep`](Self::h_rep)).
+    fn right_multiply_inverse_h_rep(&self, view: &OrbitView, eps: u32, g: &mut [u32]) {
+        match view {
+            OrbitView::Fixed => {}
+            OrbitView::NextLevel => {
+                let j = self.chain.levels[self.level + 1].pos[eps as usize];
+                self.chain
+                    .right_multiply_inverse_rep(self.level + 1, j as usize, g);
+            }
+            OrbitView::Rebuilt(c) => {
+                let j = c.levels[0].pos[eps as usize];
+                c.right_multiply_inverse_rep(0, j as usize, g);
+            }
+        }
+    }
+
     /// Generators of `H_{p_j}` (borrowed from the chain, the view's chain or `H`'s generators).
     fn stabiliser_gens<'v>(&'v self, view: &'v OrbitView) -> Vec<&'v Perm> {
         match view {
@@ -196,6 +234,11 @@ impl Level<'_> {
     /// `buf` and the outcome to return is given.
     fn test(&self, g: &Perm, buf: &mut [u32]) -> Option<LemmaOutcome> {
         buf.copy_from_slice(g.images());
+        self.test_in_place(buf)
+    }
+
+    /// [`test`](Self::test) of the permutation in `buf` (consumed).
+    fn test_in_place(&self, buf: &mut [u32]) -> Option<LemmaOutcome> {
         if buf[self.alpha as usize] != self.alpha {
             // Every tested element fixes α by construction; anything else is a bug, and must not
             // become a strong generator.
@@ -263,8 +306,25 @@ pub(crate) fn prove_level(
     if h_reps.len() > MAX_H_ORBITS {
         return Ok(LemmaOutcome::NotApplicable);
     }
-    // Step 2: z with α^<H, z> = Δ: the level's generators, its tree labels, then random elements.
-    let Some(z) = choose_z(&at, seed, ctx)? else {
+    // Step 2: z with α^<H, z> = Δ, chosen so that γ = α^{z⁻¹} lies in a short orbit of `H`
+    // (condition 2 tests one point per orbit of `H_γ`, about `|Δ| · |γ^H| / |H|` of them).
+    let mut h_orbit_sizes = vec![0usize; h_reps.len()];
+    for &o in &h_orbit {
+        h_orbit_sizes[o as usize] += 1;
+    }
+    let gamma_orbit_size = |z_inv_alpha: u32| -> usize {
+        h_orbit_sizes[h_orbit[lvl.pos[z_inv_alpha as usize] as usize] as usize]
+    };
+    // A point of each of the shortest orbits of `H` besides `{α}`, shortest first (`h_reps`).
+    let mut short_orbits: Vec<usize> = (1..h_reps.len()).collect();
+    short_orbits.sort_by_key(|&j| h_orbit_sizes[j]);
+    let targets: Vec<u32> = short_orbits
+        .iter()
+        .take(Z_TARGET_ORBITS)
+        .map(|&j| h_reps[j])
+        .collect();
+    let shortest = short_orbits.first().map(|&j| h_orbit_sizes[j]);
+    let Some(z) = choose_z(&at, &gamma_orbit_size, shortest, &targets, seed, ctx)? else {
         return Ok(LemmaOutcome::NotApplicable);
     };
     // Step 3: each orbit's point and how it is seen; orbit 0 is {α}. Rebuilt chains are made
@@ -414,13 +474,18 @@ pub(crate) fn prove_level(
     if !held.hold(most) {
         return Ok(LemmaOutcome::NotApplicable);
     }
+    // The products below are formed in `buf` by multiplying transversal elements on either side
+    // along their Schreier trees (no representative is formed on its own).
+    let mut scratch = vec![0u32; n];
     // Condition 1: r_j H_{p_j} r_j⁻¹ ⊆ H.
     for (j, view) in views.iter().enumerate().skip(1) {
-        let r = at.level_rep(points[j]);
-        let r_inv = r.inverse();
+        let r = lvl.pos[points[j] as usize] as usize;
         for y in at.stabiliser_gens(view) {
             ctx.check()?;
-            if let Some(out) = at.test(&r.compose(y).compose(&r_inv), buf) {
+            buf.copy_from_slice(y.images());
+            chain.left_multiply_rep(level, r, buf, &mut scratch);
+            chain.right_multiply_inverse_rep(level, r, buf);
+            if let Some(out) = at.test_in_place(buf) {
                 return Ok(out);
             }
         }
@@ -432,39 +497,77 @@ pub(crate) fn prove_level(
             return Ok(out);
         }
     }
-    // u_ε = r_j h_ε.
-    let coset_rep = |eps: u32| -> Perm {
+    // `u_ε · m · u_{ε^m}⁻¹` into `buf`, with `u_ε = r_j h_ε`.
+    let coset_product = |eps: u32, m: &Perm, buf: &mut [u32], scratch: &mut [u32]| {
+        buf.copy_from_slice(m.images());
         let j = h_orbit[lvl.pos[eps as usize] as usize] as usize;
-        if j == 0 {
-            return Perm::identity(n);
+        if j != 0 {
+            at.left_multiply_h_rep(&views[j], eps, buf, scratch);
+            chain.left_multiply_rep(level, lvl.pos[points[j] as usize] as usize, buf, scratch);
         }
-        at.level_rep(points[j]).compose(&at.h_rep(&views[j], eps))
+        let image = m.image(eps);
+        let j = h_orbit[lvl.pos[image as usize] as usize] as usize;
+        if j != 0 {
+            at.right_multiply_inverse_h_rep(&views[j], image, buf);
+            chain.right_multiply_inverse_rep(level, lvl.pos[points[j] as usize] as usize, buf);
+        }
     };
     // Condition 2: u_ε z u_{ε^z}⁻¹ ∈ H, one ε per orbit of H_γ.
     for &eps in &gamma_reps {
         ctx.check()?;
-        let g = coset_rep(eps)
-            .compose(&z)
-            .compose(&coset_rep(z.image(eps)).inverse());
-        if let Some(out) = at.test(&g, buf) {
+        coset_product(eps, &z, buf, &mut scratch);
+        if let Some(out) = at.test_in_place(buf) {
             return Ok(out);
         }
     }
-    // Condition 4: S ⊆ X.
+    // Condition 4: S ⊆ X (u_α = 1).
     for s in chain.level_generators(level) {
         ctx.check()?;
-        let g = s.compose(&coset_rep(s.image(at.alpha)).inverse());
-        if let Some(out) = at.test(&g, buf) {
+        coset_product(at.alpha, s, buf, &mut scratch);
+        if let Some(out) = at.test_in_place(buf) {
             return Ok(out);
         }
     }
     Ok(LemmaOutcome::Proven)
 }
 
-/// A `z ∈ P` with `α^{<H, z>} = Δ`, or `None` after the level's generators, its tree labels and
-/// [`RANDOM_Z_TRIES`] random elements of `P`.
-fn choose_z(at: &Level<'_>, seed: u64, ctx: &SolveContext) -> Result<Option<Perm>, SolveError> {
+/// A `z ∈ P` with `α^{<H, z>} = Δ` whose `γ = α^{z⁻¹}` has the shortest orbit under `H`
+/// (`gamma_orbit_size` of `γ`) among the candidates, or `None` when none of them works. The
+/// candidates, until one reaches `shortest` (the shortest orbit of `H` besides `{α}`): the
+/// level's generators and tree labels, `u_γ⁻¹` for each point `γ` of `targets` (the level's
+/// transversal element: `α^{z⁻¹} = γ`), then [`RANDOM_Z_TRIES`] random elements of `P`.
+///
+/// Complexity: O(|Δ| · |gens(H)|) per candidate, plus the random elements' O(d) each.
+fn choose_z(
+    at: &Level<'_>,
+    gamma_orbit_size: &dyn Fn(u32) -> usize,
+    shortest: Option<usize>,
+    targets: &[u32],
+    seed: u64,
+    ctx: &SolveContext,
+) -> Result<Option<Perm>, SolveError> {
     let alpha = at.alpha;
+    let mut best: Option<(usize, Perm)> = None;
+    let done = |best: &Option<(usize, Perm)>| {
+        best.as_ref()
+            .is_some_and(|(size, _)| shortest.is_none_or(|s| *size <= s))
+    };
+    let consider = |z: &Perm, best: &mut Option<(usize, Perm)>| {
+        if z.image(alpha) == alpha {
+            return;
+        }
+        // γ = α^{z⁻¹}: the point z maps to α.
+        let Some(gamma) = z.images().iter().position(|&y| y == alpha) else {
+            return;
+        };
+        let size = gamma_orbit_size(gamma as u32);
+        if best.as_ref().is_some_and(|(b, _)| *b <= size) {
+            return;
+        }
+        if at.generates_orbit(z) {
+            *best = Some((size, z.clone()));
+        }
+    };
     let level_gens: Vec<&Perm> = at.chain.level_generators(at.level).collect();
     for z in level_gens
         .iter()
@@ -472,8 +575,16 @@ fn choose_z(at: &Level<'_>, seed: u64, ctx: &SolveContext) -> Result<Option<Perm
         .chain(at.chain.level_extra_labels(at.level))
     {
         ctx.check()?;
-        if z.image(alpha) != alpha && at.generates_orbit(z) {
-            return Ok(Some(z.clone()));
+        consider(z, &mut best);
+        if done(&best) {
+            return Ok(best.map(|(_, z)| z));
+        }
+    }
+    for &gamma in targets {
+        ctx.check()?;
+        consider(&at.level_rep(gamma).inverse(), &mut best);
+        if done(&best) {
+            return Ok(best.map(|(_, z)| z));
         }
     }
     let gens: Vec<Perm> = level_gens.iter().map(|&g| g.clone()).collect();
@@ -481,11 +592,12 @@ fn choose_z(at: &Level<'_>, seed: u64, ctx: &SolveContext) -> Result<Option<Perm
     for _ in 0..RANDOM_Z_TRIES {
         ctx.check()?;
         let z = pr.next_element();
-        if z.image(alpha) != alpha && at.generates_orbit(z) {
-            return Ok(Some(z.clone()));
+        consider(z, &mut best);
+        if done(&best) {
+            break;
         }
     }
-    Ok(None)
+    Ok(best.map(|(_, z)| z))
 }
 
 #[cfg(test)]
@@ -553,6 +665,49 @@ mod tests {
         let out = prove_level(&chain, 0, u64::MAX, &mut buf, 3, &ctx, &mut peak).expect("runs");
         assert_eq!(out, LemmaOutcome::Residue(1));
         assert_eq!(buf, vec![0, 3, 2, 1], "the reflection (2,4)");
+    }
+
+    /// Sym(5) on the 10 two-sets: the stabiliser `H` of a two-set has orbits of 1, 6 (meeting it)
+    /// and 3 (disjoint) two-sets, so `z` is chosen with `γ` among the 3; the lemma proves the
+    /// top level, and the order is 120 = 5! (known, not computed by the chain alone).
+    #[test]
+    fn the_lemma_proves_a_rank_three_level_with_gamma_in_the_short_orbit() {
+        let pairs: Vec<(u32, u32)> = (0..5u32)
+            .flat_map(|a| (a + 1..5).map(move |b| (a, b)))
+            .collect();
+        let on_pairs = |f: &dyn Fn(u32) -> u32| -> Perm {
+            let images: Vec<u32> = pairs
+                .iter()
+                .map(|&(a, b)| {
+                    let (x, y) = (f(a).min(f(b)), f(a).max(f(b)));
+                    pairs.iter().position(|&p| p == (x, y)).expect("a two-set") as u32
+                })
+                .collect();
+            Perm::from_images(images, "on two-sets").expect("a permutation")
+        };
+        let gens = vec![
+            on_pairs(&|x| (x + 1) % 5),
+            on_pairs(&|x| match x {
+                0 => 1,
+                1 => 0,
+                x => x,
+            }),
+        ];
+        let ctx = SolveContext::detached();
+        let inputs = ChainInputs {
+            n: 10,
+            generators: &gens,
+            budget_bytes: 1 << 30,
+            seed: 5,
+            tuning: ChainTuning::default(),
+        };
+        let chain = Chain::build(&inputs, &ctx).expect("chain");
+        assert_eq!(chain.order(), BigUint::from(120u32));
+        assert_eq!(chain.orbit_lengths()[0], 10);
+        let mut buf = vec![0u32; 10];
+        let mut peak = 0;
+        let out = prove_level(&chain, 0, u64::MAX, &mut buf, 3, &ctx, &mut peak).expect("runs");
+        assert_eq!(out, LemmaOutcome::Proven);
     }
 
     /// A budget too small for the lemma's permutations: it declines instead of allocating.

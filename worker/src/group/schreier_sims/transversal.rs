@@ -7,6 +7,12 @@ use super::{
     charge, code, label,
 };
 use crate::context::SolveContext;
+
+/// Level 0 with an orbit of at least this many points starts as a Schreier tree (see
+/// `add_level`). Measured on the GAP-library corpus (degree 1,000..2,047, where the table fits the
+/// default bound): 3-4x faster for some groups (`primitive(1613,12)`, `primitive(1182,2)`), none
+/// slower beyond the run-to-run noise.
+const TREE_FIRST_LEVEL_MIN_ORBIT: u64 = 1_000;
 use crate::error::SolveError;
 use crate::group::perm::Perm;
 
@@ -19,7 +25,11 @@ impl Chain {
         expected_orbit: u64,
     ) -> Result<(), SolveError> {
         let n = self.n;
-        let explicit = expected_orbit.saturating_mul(n as u64) <= self.tuning.max_explicit_entries;
+        // Level 0 of a long orbit is a tree whatever the bound: only the random phase's few dozen
+        // elements sift through it (the proofs sift from level 1), far fewer than its table's
+        // `|Δ_0|` representatives; memberships make it explicit first (`prepare_for_sifts`).
+        let explicit = expected_orbit.saturating_mul(n as u64) <= self.tuning.max_explicit_entries
+            && !(self.levels.is_empty() && expected_orbit >= TREE_FIRST_LEVEL_MIN_ORBIT);
         // The point array, the header, the first point and, explicitly, the identity.
         let charged = if explicit { 2 * n as u64 } else { n as u64 } + LEVEL_ENTRIES;
         charge(
@@ -247,31 +257,68 @@ impl Chain {
                 continue;
             }
             ctx.check()?;
-            charge(
-                &mut self.entries,
-                entries,
-                self.budget_entries,
-                self.budget_bytes,
-                n,
-            )?;
-            let mut inv_reps: Vec<u32> = Vec::with_capacity(entries as usize);
-            inv_reps.extend(0..n as u32);
-            let lvl = &self.levels[l];
-            for j in 1..lvl.orbit.len() {
-                // u_j = u_p · t, so u_j⁻¹ = t⁻¹ · u_p⁻¹: x -> u_p⁻¹[t⁻¹[x]] (the parent p < j:
-                // the orbit is in discovery order).
-                let (p, c) = lvl.parent[j];
-                let t_inv = super::label_inverse(&self.strong, &self.strong_inv, c);
-                let base = p as usize * n;
-                for &tx in t_inv.iter().take(n) {
-                    let v = inv_reps[base + tx as usize];
-                    inv_reps.push(v);
-                }
-            }
-            let lvl = &mut self.levels[l];
-            lvl.charged += entries;
-            lvl.inv_reps = Some(inv_reps);
+            self.make_level_explicit(l)?;
         }
+        Ok(())
+    }
+
+    /// Before `sifts` sifts from level 0 (membership tests): makes level 0 explicit when it is a
+    /// Schreier tree within the explicit bound and what is left of the budget, and the sifts
+    /// would walk its tree more often than building the table costs (`sifts · depth >= |Δ_0|`).
+    /// Level 0 of a large orbit starts as a tree (see `add_level`): the random phase and the
+    /// proofs sift through it only a few dozen times.
+    ///
+    /// Complexity: O(|Δ_0| · d) when converted.
+    pub(crate) fn prepare_for_sifts(
+        &mut self,
+        sifts: u64,
+        ctx: &SolveContext,
+    ) -> Result<(), SolveError> {
+        let Some(lvl) = self.levels.first() else {
+            return Ok(());
+        };
+        let entries = (lvl.orbit.len() as u64).saturating_mul(self.n as u64);
+        if lvl.inv_reps.is_some()
+            || entries > self.tuning.max_explicit_entries
+            || entries.saturating_mul(4) > self.budget_left()
+            || sifts.saturating_mul(self.level_depth(lvl)) < lvl.orbit.len() as u64
+        {
+            return Ok(());
+        }
+        ctx.check()?;
+        self.make_level_explicit(0)
+    }
+
+    /// Stores level `l`'s inverse representatives explicitly, computed from its Schreier vector.
+    ///
+    /// Complexity: O(|Δ_l| · d).
+    fn make_level_explicit(&mut self, l: usize) -> Result<(), SolveError> {
+        let n = self.n;
+        let entries = (self.levels[l].orbit.len() as u64).saturating_mul(n as u64);
+        charge(
+            &mut self.entries,
+            entries,
+            self.budget_entries,
+            self.budget_bytes,
+            n,
+        )?;
+        let mut inv_reps: Vec<u32> = Vec::with_capacity(entries as usize);
+        inv_reps.extend(0..n as u32);
+        let lvl = &self.levels[l];
+        for j in 1..lvl.orbit.len() {
+            // u_j = u_p · t, so u_j⁻¹ = t⁻¹ · u_p⁻¹: x -> u_p⁻¹[t⁻¹[x]] (the parent p < j:
+            // the orbit is in discovery order).
+            let (p, c) = lvl.parent[j];
+            let t_inv = super::label_inverse(&self.strong, &self.strong_inv, c);
+            let base = p as usize * n;
+            for &tx in t_inv.iter().take(n) {
+                let v = inv_reps[base + tx as usize];
+                inv_reps.push(v);
+            }
+        }
+        let lvl = &mut self.levels[l];
+        lvl.charged += entries;
+        lvl.inv_reps = Some(inv_reps);
         Ok(())
     }
 
@@ -284,6 +331,42 @@ impl Chain {
         for (x, &y) in inv.iter().enumerate() {
             out[y as usize] = x as u32;
         }
+    }
+
+    /// Replaces `g` by `u_j · g` (first `u_j`, then `g`), `u_j` representative `j` of level `l`;
+    /// `scratch` (length `d`) is overwritten.
+    ///
+    /// Complexity: O(d) explicit, O(d · depth) tree; no allocation.
+    pub(crate) fn left_multiply_rep(&self, l: usize, j: usize, g: &mut [u32], scratch: &mut [u32]) {
+        let lvl = &self.levels[l];
+        let n = self.n;
+        if let Some(inv_reps) = &lvl.inv_reps {
+            // (u · g)[u⁻¹[y]] = g[y].
+            let inv = &inv_reps[j * n..(j + 1) * n];
+            for (y, &x) in inv.iter().enumerate() {
+                scratch[x as usize] = g[y];
+            }
+            g.copy_from_slice(scratch);
+            return;
+        }
+        // u_j = t_1 · … · t_L along the path from the root: t_L · g first, walking upwards.
+        let mut k = j;
+        while k != 0 {
+            let (p, c) = lvl.parent[k];
+            let t = super::label(&self.strong, &self.strong_inv, c);
+            for (out, &tx) in scratch.iter_mut().zip(t.iter()) {
+                *out = g[tx as usize];
+            }
+            g.copy_from_slice(scratch);
+            k = p as usize;
+        }
+    }
+
+    /// Replaces `g` by `g · u_j⁻¹`, `u_j` representative `j` of level `l` (a sifting step).
+    ///
+    /// Complexity: O(d) explicit, O(d · depth) tree; no allocation.
+    pub(crate) fn right_multiply_inverse_rep(&self, l: usize, j: usize, g: &mut [u32]) {
+        super::apply_inv_rep(&self.levels[l], &self.strong, &self.strong_inv, j, g);
     }
 
     /// The explicit transversal of level `l`: `result[j]` maps the base point to `orbit[j]`.
