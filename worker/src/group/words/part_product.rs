@@ -35,8 +35,9 @@ use num_bigint::BigUint;
 use super::word::{GeneratorOrders, Word};
 use crate::group::Perm;
 
-/// Largest group kept per part (`Sym(7)`): its table holds every element with its path.
-pub(super) const MAX_PART_GROUP: usize = 5_040;
+/// Largest group kept per part (`Sym(8)`): its table holds every element with its path (about
+/// 4 MB for `Sym(8)`, charged to the job like the rest).
+pub(super) const MAX_PART_GROUP: usize = 40_320;
 
 /// What [`PartProductWords::insert`] did.
 #[derive(Debug, PartialEq, Eq)]
