@@ -22,7 +22,7 @@
 //! GAP's; both under 1 ms is a tie).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 #[allow(dead_code)] // the test reads the seeds and memberships
 mod gap_corpus;
 
-use gap_corpus::{COMMITTED_FILES, CorpusGroup, corpus_dir, read_corpus_file};
+use gap_corpus::{COMMITTED_FILES, CorpusGroup, corpus_dir, generated_dir, read_corpus_file};
 use orbit_worker::group::{GroupProblem, solve_group};
 use orbit_worker::{Limits, SolveContext};
 
@@ -50,7 +50,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
     let gap = !args.iter().any(|a| a == "--no-gap") && gap_available();
-    let dir = gap_dir();
+    let dir = generated_dir();
     std::fs::create_dir_all(&dir).expect("create the GAP directory");
     let mut groups = Vec::new();
     for file in COMMITTED_FILES {
@@ -214,16 +214,6 @@ fn fmt(d: Duration) -> String {
 
 fn ratio(gap: Duration, orbit: Duration) -> String {
     format!("{:.1}x", gap.as_secs_f64() / orbit.as_secs_f64().max(1e-9))
-}
-
-fn gap_dir() -> PathBuf {
-    if let Ok(d) = std::env::var("ORBIT_GAP_DIR") {
-        return PathBuf::from(d);
-    }
-    let target = std::env::var("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    target.join("gap-corpus")
 }
 
 fn gap_available() -> bool {
