@@ -877,7 +877,8 @@ fn words_through_an_action(
 /// Sym(26)`, `Sym(3) wr Sym(26)` (kernel `Sym(3)^26`: signs `C_2^26`, rotations `C_3^26`),
 /// `Sym(4) wr Sym(20)` (kernel `Sym(4)^20`: signs, rotations of the pairings `C_3^20`, then
 /// `V_4^20`), `Sym(5) wr Sym(12)` (kernel `Sym(5)^12`: signs, then `Alt(5)^12` block by block
-/// from elements moving one block each), and `Sym(30)` acting on two copies of its points (faithful on each: trivial
+/// from elements moving one block each), `Sym(9) wr Sym(6)` (each block's `Alt(9)` beyond a
+/// table: its own words in the block's elements), and `Sym(30)` acting on two copies of its points (faithful on each: trivial
 /// kernel). Orders against their formulas, each random member's word multiplied out here, and
 /// non-members (by construction) get none.
 #[test]
@@ -890,6 +891,7 @@ fn group_words_through_an_action_down_the_kernels_series() {
         (3, 26, None, true),
         (4, 20, None, true),
         (5, 12, None, true),
+        (9, 6, None, true),
     ] {
         let d = b * m;
         let mut relabel: Vec<u32> = (0..d as u32).collect();

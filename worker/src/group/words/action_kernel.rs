@@ -245,6 +245,8 @@ impl ActionKernelWords {
                 return Ok(None);
             }
         }
+        let left = budget_bytes.saturating_sub(held.saturating_add(words.kernel.bytes()));
+        words.kernel.finish(effort, ctx, left, limit_name)?;
         words.bytes = held.saturating_add(words.kernel.bytes());
         Ok(Some(words))
     }

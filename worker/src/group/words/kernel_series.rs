@@ -46,11 +46,14 @@
 use num_bigint::BigUint;
 
 use super::elementary_abelian::{ElementaryAbelianWords, Inserted};
+use super::group_words::WordEffort;
 use super::orbit_product::{orbit_positions, preserves_orbits};
 use super::parity_space::is_even_on;
 use super::part_product::{PartInserted, PartProductWords, isolating_power};
 use super::prime_space::PrimeSpace;
 use super::word::{GeneratorOrders, Word};
+use crate::context::SolveContext;
+use crate::error::SolveError;
 use crate::group::Perm;
 
 /// A homomorphism from a term of the series onto `GF(p)^parts` (see the module documentation).
@@ -232,6 +235,25 @@ impl KernelSeriesWords {
                 Bottom::Abelian(bottom) => bottom.found(j),
                 Bottom::Parts(bottom) => bottom.found(j),
             },
+        }
+    }
+
+    /// Builds what the bottom needs once the elements found generate the kernel: the words of
+    /// the parts' groups too large for a table ([`PartProductWords::finish`]).
+    ///
+    /// # Errors
+    /// [`SolveError::LimitExceeded`] naming `limit_name` beyond `budget_bytes`;
+    /// [`SolveError::Cancelled`].
+    pub(super) fn finish(
+        &mut self,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<(), SolveError> {
+        match &mut self.bottom {
+            Bottom::Abelian(_) => Ok(()),
+            Bottom::Parts(bottom) => bottom.finish(effort, ctx, budget_bytes, limit_name),
         }
     }
 
