@@ -26,7 +26,7 @@
 //! reduced (their sizes are bounded by the other limits). Without a modulus an answer may have
 //! at most [`MAX_EXACT_BITS`] bits.
 
-mod arith;
+pub(crate) mod arith;
 pub mod binary_tree;
 pub mod cube;
 pub mod cycle_index;

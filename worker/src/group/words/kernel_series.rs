@@ -402,15 +402,15 @@ impl KernelSeriesWords {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn perm(text: &str, d: usize) -> Perm {
         Perm::parse_cycles(text, d).unwrap()
     }
 
-    /// Every element of `<gens>`, by breadth-first closure (the tests' oracle).
-    fn closure(gens: &[Perm], d: usize) -> Vec<Perm> {
+    /// Every element of `<gens>`, by breadth-first closure (the words tests' oracle).
+    pub(in crate::group::words) fn closure_of(gens: &[Perm], d: usize) -> Vec<Perm> {
         let mut all = vec![Perm::identity(d)];
         let mut i = 0;
         while i < all.len() {
@@ -430,7 +430,7 @@ mod tests {
     fn check_every_element(gens: &[Perm], d: usize, parts: Vec<Vec<u32>>, order: usize) {
         let orders = GeneratorOrders::of(gens);
         let mut k = KernelSeriesWords::new(d, parts, false);
-        let all = closure(gens, d);
+        let all = closure_of(gens, d);
         assert_eq!(all.len(), order);
         // The generators, then products of pairs, until the bound reaches the order.
         let mut tries: Vec<(Perm, Word)> = (0..gens.len())
@@ -482,17 +482,7 @@ mod tests {
             );
         }
         assert_eq!(k.order_at_least(), BigUint::from(36u32));
-        let mut all = vec![Perm::identity(6)];
-        let mut i = 0;
-        while i < all.len() {
-            for g in &gens {
-                let y = all[i].compose(g);
-                if !all.contains(&y) {
-                    all.push(y);
-                }
-            }
-            i += 1;
-        }
+        let all = closure_of(&gens, 6);
         assert_eq!(all.len(), 36);
         for x in &all {
             let w = k.word_of(x, &orders, u64::MAX).unwrap().expect("a member");

@@ -36,6 +36,7 @@ use super::group_words::{GroupWords, WordEffort};
 use super::orbit_product::preserves_orbits;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
+use crate::counting::arith::{factorize, gcd};
 use crate::error::SolveError;
 use crate::group::{Perm, PermGroup};
 use crate::limits::Limits;
@@ -384,7 +385,7 @@ pub(super) fn isolating_power(
         let g = gcd(l, o);
         (l / g).checked_mul(o)
     })?;
-    let mut primes = prime_factors(lcm);
+    let mut primes: Vec<u64> = factorize(lcm).into_iter().map(|(p, _)| p).collect();
     primes.sort_unstable_by(|a, b| b.cmp(a));
     for q in primes {
         let valuation = |mut n: u64| {
@@ -424,33 +425,9 @@ fn restriction_order(x: &Perm, part: &[u32], position: &[Option<(u32, u32)>]) ->
     Some(order)
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-fn prime_factors(mut n: u64) -> Vec<u64> {
-    let mut primes = Vec::new();
-    let mut p = 2;
-    while p * p <= n {
-        if n.is_multiple_of(p) {
-            primes.push(p);
-            while n.is_multiple_of(p) {
-                n /= p;
-            }
-        }
-        p += 1;
-    }
-    if n > 1 {
-        primes.push(n);
-    }
-    primes
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::kernel_series::tests::closure_of;
     use super::super::orbit_product::orbit_positions;
     use super::*;
 
@@ -489,17 +466,7 @@ mod tests {
         );
         assert_eq!(n.order(), BigUint::from(360u32));
         // Every element, by closure (the test's oracle).
-        let mut all = vec![Perm::identity(9)];
-        let mut i = 0;
-        while i < all.len() {
-            for g in &gens {
-                let y = all[i].compose(g);
-                if !all.contains(&y) {
-                    all.push(y);
-                }
-            }
-            i += 1;
-        }
+        let all = closure_of(&gens, 9);
         assert_eq!(all.len(), 360);
         for x in &all {
             let w = n.word_of(x, &orders, u64::MAX).unwrap().expect("a member");
