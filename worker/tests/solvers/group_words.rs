@@ -878,8 +878,9 @@ fn words_through_an_action(
 /// `Sym(4) wr Sym(20)` (kernel `Sym(4)^20`: signs, rotations of the pairings `C_3^20`, then
 /// `V_4^20`), `Sym(5) wr Sym(12)` (kernel `Sym(5)^12`: signs, then `Alt(5)^12` block by block
 /// from elements moving one block each), `Sym(9) wr Sym(6)` (each block's `Alt(9)` beyond a
-/// table: its own words in the block's elements), and `Sym(30)` acting on two copies of its points (faithful on each: trivial
-/// kernel). Orders against their formulas, each random member's word multiplied out here, and
+/// table: conjugates of a 3-cycle of the whole group; so too `Sym(40) wr Sym(3)`), `PSL(2,47) wr Sym(8)` (each block's
+/// group beyond a table and not alternating: its own words in the block's elements), and
+/// `Sym(30)` acting on two copies of its points (faithful on each: trivial kernel). Orders against their formulas, each random member's word multiplied out here, and
 /// non-members (by construction) get none.
 #[test]
 fn group_words_through_an_action_down_the_kernels_series() {
@@ -892,6 +893,7 @@ fn group_words_through_an_action_down_the_kernels_series() {
         (4, 20, None, true),
         (5, 12, None, true),
         (9, 6, None, true),
+        (40, 3, None, true),
     ] {
         let d = b * m;
         let mut relabel: Vec<u32> = (0..d as u32).collect();
@@ -946,6 +948,64 @@ fn group_words_through_an_action_down_the_kernels_series() {
             "{cancelled:?}"
         );
     }
+
+    // PSL(2,47) wr Sym(8) on 8 x 48 points (a base of 24 points; each block the projective
+    // line: 0..47 for GF(47), 47 for infinity): x -> x + 1 and x -> -1/x on the first block,
+    // and an 8-cycle and a transposition of the blocks.
+    let (q, line, k) = (47u32, 48usize, 8usize);
+    let mobius = |f: &dyn Fn(u32) -> u32| -> Vec<u32> { (0..line as u32).map(f).collect() };
+    let shift = mobius(&|x| if x == q { q } else { (x + 1) % q });
+    let inverse_of = |x: u32| (1..q).find(|y| x * y % q == 1).expect("a unit");
+    let flip = mobius(&|x| match x {
+        x if x == q => 0,
+        0 => q,
+        x => q - inverse_of(x),
+    });
+    let identity: Vec<u32> = (0..line as u32).collect();
+    // Point x of block i goes to point inside[i][x] of block blocks[i].
+    let element = |inside: &[&Vec<u32>], blocks: &[usize]| {
+        let mut images = vec![0u32; k * line];
+        for i in 0..k {
+            for x in 0..line {
+                images[i * line + x] = (blocks[i] * line) as u32 + inside[i][x];
+            }
+        }
+        Perm::from_images(images, "PSL(2,47) wr Sym(8)").expect("a permutation")
+    };
+    let mut on_first = vec![&identity; k];
+    let still: Vec<usize> = (0..k).collect();
+    on_first[0] = &shift;
+    let shift_first = element(&on_first, &still);
+    on_first[0] = &flip;
+    let flip_first = element(&on_first, &still);
+    let cycle: Vec<usize> = (0..k).map(|i| (i + 1) % k).collect();
+    let mut swap = still.clone();
+    swap.swap(0, 1);
+    let gens = vec![
+        shift_first,
+        flip_first,
+        element(&vec![&identity; k], &cycle),
+        element(&vec![&identity; k], &swap),
+    ];
+    // A random member: a random word of 200 letters in the generators.
+    let mut random_member = || {
+        (0..200).fold(Perm::identity(k * line), |x, _| {
+            x.compose(gens.choose(&mut rng).expect("generators"))
+        })
+    };
+    let psl_order = num_bigint::BigUint::from(q * (q * q - 1) / 2);
+    let (_, words) = words_through_an_action(
+        k * line,
+        &gens,
+        psl_order.pow(k as u32) * factorial(k),
+        20,
+        &mut random_member,
+        "PSL(2,47) wr Sym(8)",
+    );
+    assert!(
+        words.word_of(&perm("(1,2)", k * line)).is_none(),
+        "a transposition in a block"
+    );
 
     // Sym(30) on two copies of its points, the second relabelled.
     let (m, d) = (30usize, 60usize);

@@ -246,7 +246,7 @@ impl ActionKernelWords {
             }
         }
         let left = budget_bytes.saturating_sub(held.saturating_add(words.kernel.bytes()));
-        words.kernel.finish(effort, ctx, left, limit_name)?;
+        words.kernel.finish(group, effort, ctx, left, limit_name)?;
         words.bytes = held.saturating_add(words.kernel.bytes());
         Ok(Some(words))
     }

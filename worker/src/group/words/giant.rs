@@ -7,12 +7,12 @@
 //! 3-cycle `e = (p q r)` by an element `u` with `p^u = a`, `q^u = b`, `r^u = c`, and an odd member
 //! of `Sym(m)` is an odd generator times an even permutation. So:
 //!
-//! 1. **The base element.** Random words `w` of the Cayley graph are drawn until one has exactly
-//!    one 3-cycle and all its other cycle lengths prime to 3; then `w^K`, `K` the lcm of the
-//!    other lengths, is a 3-cycle. Such words are common (about one in `3m` random elements has
-//!    cycle type `(3, m-3)` or `(3, m-4, 1)`), and among those found the one with the fewest
-//!    letters `K·|w|` is kept. The power is computed and checked, so the element is certain (Las
-//!    Vegas: random only in time).
+//! 1. **The base element.** A short word for a 3-cycle, from random words `w` of the Cayley
+//!    graph ([`super::three_cycle`]): a power `w^K` that is a 3-cycle (one 3-cycle, every other
+//!    cycle length prime to 3, `K` the lcm of the others), or the commutator of a power with a
+//!    few moved points and its conjugate by a short word whose supports meet in one point.
+//!    Among those found the one with the fewest letters is kept; the element is computed and
+//!    checked, so it is certain (Las Vegas: random only in time).
 //! 2. **Conjugators.** Schreier trees for the point stabiliser chain of `p, q, r`: breadth-first,
 //!    so each coset representative is a shortest path over the level's generators; the
 //!    generators of a level are Schreier generators of the level above, taken from its
@@ -25,8 +25,8 @@
 //! # Complexity
 //! Set-up: `O(S · m)` for `S` sampled words (a few thousand) and `O(g · m · depth)` for the three
 //! trees with `g` generators each. Memory `O(g · m)`. A word: at most `m/2 + 1` pieces, each
-//! `|e| + 2|u|` letters before free reduction, so `O(m² · |w|)` letters: about `5·10⁶` for
-//! `Sym(1000)` from two random generators (`|e|` about 9,000), where Minkwitz's tables do not
+//! `|e| + 2|u|` letters before free reduction, so `O(m · |e|)` letters: about `3·10⁶` for
+//! `Sym(1000)` from two random generators (`|e|` about 6,000), where Minkwitz's tables do not
 //! fit in memory at all. (For scale: from two generators there are fewer than `4·3^(ℓ-1)` words
 //! of length `ℓ`, so most members of `Alt(1000)` need at least 5,000 letters whatever the method.)
 //!
@@ -34,14 +34,15 @@
 //! Á. Seress, *Permutation Group Algorithms* (2003), §4.1 (Schreier trees and Schreier
 //! generators) and §10.2 (giants: 3-cycles as powers of random elements, Jordan's theorem).
 
+use rand::SeedableRng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
 use super::moved_points::{MovedPoints, invert};
+use super::three_cycle::short_three_cycle;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -51,12 +52,17 @@ const SEED: u64 = 0x6a17_3041;
 const NONE: u32 = u32::MAX;
 /// Bytes of one word letter in memory.
 const LETTER_BYTES: u64 = 16;
-/// Random words drawn after the first base element is found, to find a shorter one, per moved
-/// point and unit of [`WordEffort`] (plus one): a candidate turns up about once in `3m` words.
-const SEARCH_PER_POINT_AND_EFFORT: usize = 8;
 /// Schreier generators a level starts with (more are added until it is transitive): enough that
 /// the level's Schreier graph has a small diameter.
 const LEVEL_GENERATORS: usize = 8;
+
+/// Where a [`GiantWords`] works: an orbit on which the group acts as `giant`, or the union of
+/// `blocks` with `Alt` on each.
+struct Shape<'a> {
+    orbit: &'a [u32],
+    giant: Giant,
+    blocks: Option<&'a [Vec<u32>]>,
+}
 
 /// Which giant a group is on the points it moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,10 +96,10 @@ pub(super) fn giant_of_moved_points(group: &PermGroup) -> Option<Giant> {
 /// One generator of a tree level: the permutation (of the moved points), its inverse and its
 /// word in the job's generators.
 #[derive(Debug)]
-struct Edge {
-    perm: Box<[u32]>,
-    inv: Box<[u32]>,
-    word: Word,
+pub(super) struct Edge {
+    pub(super) perm: Box<[u32]>,
+    pub(super) inv: Box<[u32]>,
+    pub(super) word: Word,
 }
 
 /// A Schreier tree of one level: the stabiliser of the earlier roots acting on the points, a
@@ -215,6 +221,10 @@ pub(crate) struct GiantWords {
     /// For `Sym`: an odd generator (inner images of its inverse, and its one-letter word); an odd
     /// member is that generator times an even permutation.
     odd: Option<(Box<[u32]>, Word)>,
+    /// For the alternating groups of the blocks of a block system ([`GiantWords::on_blocks`]):
+    /// each point's block. A member is then even on every block, and its 3-cycles stay in
+    /// blocks.
+    block_of: Option<Vec<u32>>,
     bytes: u64,
 }
 
@@ -253,6 +263,55 @@ impl GiantWords {
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<GiantWords, SolveError> {
+        let shape = Shape {
+            orbit,
+            giant,
+            blocks: None,
+        };
+        GiantWords::build(group, shape, effort, ctx, budget_bytes, limit_name)
+    }
+
+    /// Words for `Π Alt(B)` over the `blocks` of a block system of `group` (disjoint, of one
+    /// size `b >= 5`, together every point the group moves), a subgroup of `group`: the members
+    /// even on every block that map each block onto itself (the bottom of the kernel of
+    /// `Sym(100) wr Sym(2)` on its blocks). The base element is a 3-cycle of the group (every
+    /// 3-cycle of a group preserving blocks of at least four points lies in one block), and the
+    /// trees act on all moved points: the first maps the base element's first point anywhere,
+    /// the next two stay in its block. The caller proves that the group contains every `Alt(B)`
+    /// (by the kernel's order) before asking, else the search would not end (it is
+    /// cancellable).
+    pub(crate) fn on_blocks(
+        group: &PermGroup,
+        blocks: &[Vec<u32>],
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GiantWords, SolveError> {
+        let mut orbit: Vec<u32> = blocks.concat();
+        orbit.sort_unstable();
+        let shape = Shape {
+            orbit: &orbit,
+            giant: Giant::Alternating,
+            blocks: Some(blocks),
+        };
+        GiantWords::build(group, shape, effort, ctx, budget_bytes, limit_name)
+    }
+
+    /// The structure for `shape` (see [`GiantWords::on_orbit`] and [`GiantWords::on_blocks`]).
+    fn build(
+        group: &PermGroup,
+        shape: Shape,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GiantWords, SolveError> {
+        let Shape {
+            orbit,
+            giant,
+            blocks,
+        } = shape;
         let all_moved = MovedPoints::of(group);
         let points = MovedPoints::from_points(group.degree(), orbit);
         let (degree, m) = (points.degree(), points.len());
@@ -311,7 +370,8 @@ impl GiantWords {
         charge(fixed)?;
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let (support, base_word) = if all_moved.len() == m {
-            base_element(&generators, &orders, m, None, effort, &mut rng, ctx)?
+            let found = short_three_cycle(&generators, &orders, m, None, effort, &mut rng, ctx)?;
+            (found.points, found.word)
         } else {
             // The walk follows every moved point, so the power is known to fix the other orbits.
             let walk_edges = edges_on(&all_moved);
@@ -320,7 +380,7 @@ impl GiantWords {
                 .iter()
                 .map(|x| orbit.binary_search(x).is_ok())
                 .collect();
-            let (support, word) = base_element(
+            let found = short_three_cycle(
                 &walk_edges,
                 &orders,
                 all_moved.len(),
@@ -330,21 +390,39 @@ impl GiantWords {
                 ctx,
             )?;
             (
-                support.map(|x| points.inner(all_moved.points()[x as usize])),
-                word,
+                found
+                    .points
+                    .map(|x| points.inner(all_moved.points()[x as usize])),
+                found.word,
             )
         };
         let bytes = fixed + base_word.letters().len() as u64 * LETTER_BYTES;
         charge(bytes)?;
+        // The orbit each level's tree must reach: the point stabilisers of a giant are
+        // transitive on the points left; on blocks, after the first point, on its block's.
+        let block_of: Option<Vec<u32>> = blocks.map(|blocks| {
+            let mut block_of = vec![NONE; m];
+            for (i, block) in blocks.iter().enumerate() {
+                block
+                    .iter()
+                    .for_each(|&x| block_of[points.inner(x) as usize] = i as u32);
+            }
+            block_of
+        });
+        let reach = |j: usize| match blocks {
+            Some(blocks) if j > 0 => blocks[0].len() - j,
+            _ => m - j,
+        };
         let mut levels: Vec<TreeLevel> = Vec::with_capacity(3);
         levels.push(TreeLevel::new(support[0], generators, m));
         for j in 1..3 {
             ctx.check()?;
-            let level = stabiliser_level(&levels[j - 1], support[j], m, &orders, &mut rng);
+            let level =
+                stabiliser_level(&levels[j - 1], support[j], reach(j), m, &orders, &mut rng);
             levels.push(level);
         }
         for (j, level) in levels.iter().enumerate() {
-            if level.orbit_len() != m - j {
+            if level.orbit_len() != reach(j) {
                 return Err(SolveError::Panicked(format!(
                     "the stabiliser of {j} points of a proven giant on {m} points has an orbit of {} points",
                     level.orbit_len()
@@ -357,6 +435,7 @@ impl GiantWords {
             base_word,
             levels,
             odd,
+            block_of,
             bytes,
         })
     }
@@ -397,7 +476,25 @@ impl GiantWords {
             w.append(odd_word, &self.orders);
             even = (0..even.len()).map(|x| even[odd_inv[x] as usize]).collect();
         }
-        let transpositions = transpositions_of(&even);
+        let mut transpositions = transpositions_of(&even);
+        if let Some(block_of) = &self.block_of {
+            // Block by block, so that each pair below lies in one block; an odd block, or a
+            // transposition across two, and it is not a member.
+            let block = |(a, _): (u32, u32)| block_of[a as usize];
+            if transpositions
+                .iter()
+                .any(|&(a, b)| block_of[a as usize] != block_of[b as usize])
+            {
+                return Ok(None);
+            }
+            transpositions.sort_by_key(|&t| block(t));
+            let odd_block = transpositions
+                .chunk_by(|&s, &t| block(s) == block(t))
+                .any(|run| run.len() % 2 == 1);
+            if odd_block {
+                return Ok(None);
+            }
+        }
         if transpositions.len() % 2 == 1 {
             return Ok(None);
         }
@@ -446,10 +543,12 @@ impl GiantWords {
 
 /// The tree of the stabiliser of `above.root` (within `above`'s group), rooted at `root`: its
 /// generators are Schreier generators `u_p · s · u_{p^s}⁻¹` of `above`, from its shallowest
-/// points first (shortest words), added until the tree reaches every point but the fixed ones.
+/// points first (shortest words), added until the tree reaches `target` points (the orbit of
+/// `root` under the whole stabiliser).
 fn stabiliser_level(
     above: &TreeLevel,
     root: u32,
+    target: usize,
     m: usize,
     orders: &GeneratorOrders,
     rng: &mut ChaCha8Rng,
@@ -460,7 +559,6 @@ fn stabiliser_level(
     // Shallow points first, in random order within a depth.
     points.shuffle(rng);
     points.sort_by_key(|&p| above.depth[p as usize]);
-    let target = above.orbit_len() - 1;
     let mut edges: Vec<Edge> = Vec::new();
     let mut level = TreeLevel::new(root, Vec::new(), m);
     let mut wanted = LEVEL_GENERATORS;
@@ -512,137 +610,6 @@ fn stabiliser_level(
         level = TreeLevel::new(root, edges, m);
     }
     level
-}
-
-/// Finds the base element: a word `w^K` that is a 3-cycle (see the module documentation).
-/// Returns its points in cycle order and its word.
-fn base_element(
-    generators: &[Edge],
-    orders: &GeneratorOrders,
-    m: usize,
-    in_orbit: Option<&[bool]>,
-    effort: WordEffort,
-    rng: &mut ChaCha8Rng,
-    ctx: &SolveContext,
-) -> Result<([u32; 3], Word), SolveError> {
-    let search_after_first = SEARCH_PER_POINT_AND_EFFORT * m.max(64) * (effort.0 as usize + 1);
-    // The cheapest (letters K·|w|) candidate so far: (cost, K, word of w, w).
-    let mut best: Option<(u128, u64, Word, Vec<u32>)> = None;
-    let mut since_first = 0usize;
-    let mut walk_len = 2 * (usize::BITS - m.leading_zeros()) as usize + 4;
-    let mut drawn = 0usize;
-    let mut seen = vec![false; m];
-    while best.is_none() || since_first < search_after_first {
-        drawn += 1;
-        if drawn.is_multiple_of(64) {
-            ctx.check()?;
-        }
-        if best.is_none() && drawn.is_multiple_of(4 * m) {
-            walk_len += walk_len / 2;
-        }
-        // One random walk; every prefix is a candidate.
-        let mut t: Vec<u32> = (0..m as u32).collect();
-        let mut w = Word::identity();
-        let mut last: Option<(usize, bool)> = None;
-        for _ in 0..walk_len {
-            let (g, inverse) = loop {
-                let g = rng.random_range(0..generators.len());
-                let inverse = rng.random_bool(0.5);
-                if last != Some((g, !inverse)) {
-                    break (g, inverse);
-                }
-            };
-            last = Some((g, inverse));
-            let e = &generators[g];
-            let step = if inverse { &e.inv } else { &e.perm };
-            t.iter_mut().for_each(|x| *x = step[*x as usize]);
-            if inverse {
-                w.append_inverse(&e.word, orders);
-            } else {
-                w.append(&e.word, orders);
-            }
-            if best.is_some() {
-                since_first += 1;
-            }
-            if let Some((k, at)) = jordan_power(&t, 3, &mut seen)
-                && in_orbit.is_none_or(|wanted| wanted[at])
-            {
-                let cost = k as u128 * w.len() as u128;
-                if best.as_ref().is_none_or(|b| cost < b.0) {
-                    best = Some((cost, k, w.clone(), t.clone()));
-                }
-            }
-        }
-    }
-    let (_, k, w, t) = best.expect("the loop ends with a candidate");
-    let mut word = Word::identity();
-    for _ in 0..k {
-        word.append(&w, orders);
-    }
-    // The element itself, computed and checked: a single 3-cycle.
-    let mut e: Vec<u32> = (0..m as u32).collect();
-    let mut power = t.clone();
-    let mut k_left = k;
-    while k_left > 0 {
-        if k_left & 1 == 1 {
-            e = e.iter().map(|&x| power[x as usize]).collect();
-        }
-        power = power.iter().map(|&x| power[x as usize]).collect();
-        k_left >>= 1;
-    }
-    let moved: Vec<u32> = (0..m as u32).filter(|&x| e[x as usize] != x).collect();
-    if moved.len() != 3 {
-        return Err(SolveError::Panicked(format!(
-            "the power of a Jordan element moves {} points, not 3",
-            moved.len()
-        )));
-    }
-    let p = moved[0];
-    let q = e[p as usize];
-    Ok(([p, q, e[q as usize]], word))
-}
-
-/// `Some((K, x))` when `t` has exactly one cycle of length `cycle`, through `x`, and every other
-/// cycle length is prime to `cycle` (then `t^K`, `K` the lcm of the other lengths, is a single
-/// `cycle`-cycle); `None` otherwise or when `K` exceeds `2^40`.
-fn jordan_power(t: &[u32], cycle: usize, seen: &mut [bool]) -> Option<(u64, usize)> {
-    seen.iter_mut().for_each(|s| *s = false);
-    let mut found = None;
-    let mut k: u64 = 1;
-    for start in 0..t.len() {
-        if seen[start] {
-            continue;
-        }
-        let mut len = 0usize;
-        let mut x = start;
-        while !seen[x] {
-            seen[x] = true;
-            x = t[x] as usize;
-            len += 1;
-        }
-        if len == cycle {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(start);
-        } else if len.is_multiple_of(cycle) {
-            return None;
-        } else {
-            let len = len as u64;
-            k = k / gcd(k, len) * len;
-            if k > 1 << 40 {
-                return None;
-            }
-        }
-    }
-    found.map(|x| (k, x))
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// A permutation (images of `0..m`) as transpositions multiplied left to right: each cycle
@@ -720,19 +687,6 @@ mod tests {
             }
         }
         assert_eq!(x, images);
-    }
-
-    #[test]
-    fn jordan_powers() {
-        let mut seen = vec![false; 8];
-        // (0 1)(2 3 4)(5 6 7): one 2-cycle, others odd: K = 3.
-        let t = [1u32, 0, 3, 4, 2, 6, 7, 5];
-        assert_eq!(jordan_power(&t, 2, &mut seen), Some((3, 0)));
-        // Two 3-cycles: no 3-cycle power.
-        assert_eq!(jordan_power(&t, 3, &mut seen), None);
-        // (0 1 2)(3 4)(5 6 7 ...) none: 4-cycle (3 4 5 6) with the 3-cycle: K = 4.
-        let t = [1u32, 2, 0, 4, 5, 6, 3, 7];
-        assert_eq!(jordan_power(&t, 3, &mut seen), Some((4, 0)));
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! their span proves `x` is not a member), and `z = x · y⁻¹` even on every orbit, the product of
 //! its restrictions, each written by the giants' method on its orbit
 //! ([`GiantWords::on_orbit`]: conjugates of a word that is a 3-cycle on that orbit and the
-//! identity on all others, found as a power of a random element).
+//! identity on all others, found as a power of a random element or as the commutator of a power
+//! with few moved points, on all orbits together, and its conjugate).
 //!
 //! # Complexity
 //! Set-up: one giant's set-up per orbit (each random walk follows all moved points). A word:

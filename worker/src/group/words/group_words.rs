@@ -84,7 +84,8 @@ pub enum WordMethod {
     GiantProduct,
     /// The words of the group's image under an action (on an orbit, on blocks, on invariant
     /// lines), times a kernel element's word down the kernel's series (signs, rotations, then
-    /// elimination over `GF(p)` or a product over the parts).
+    /// elimination over `GF(p)`, a product over the parts, or conjugates of a 3-cycle for the
+    /// alternating groups of large blocks).
     ActionKernel,
 }
 

@@ -54,7 +54,7 @@ use super::prime_space::PrimeSpace;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
-use crate::group::Perm;
+use crate::group::{Perm, PermGroup};
 
 /// A homomorphism from a term of the series onto `GF(p)^parts` (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,6 +246,7 @@ impl KernelSeriesWords {
     /// [`SolveError::Cancelled`].
     pub(super) fn finish(
         &mut self,
+        group: &PermGroup,
         effort: WordEffort,
         ctx: &SolveContext,
         budget_bytes: u64,
@@ -253,7 +254,7 @@ impl KernelSeriesWords {
     ) -> Result<(), SolveError> {
         match &mut self.bottom {
             Bottom::Abelian(_) => Ok(()),
-            Bottom::Parts(bottom) => bottom.finish(effort, ctx, budget_bytes, limit_name),
+            Bottom::Parts(bottom) => bottom.finish(group, effort, ctx, budget_bytes, limit_name),
         }
     }
 

@@ -19,6 +19,7 @@ mod orbit_product;
 mod parity_space;
 mod part_product;
 mod prime_space;
+mod three_cycle;
 mod word;
 
 pub use group_words::{

@@ -18,6 +18,13 @@
 //! **Order.** The elements kept generate `Π_P ⟨N_P found⟩`, of order the product of the tables'
 //! sizes; the caller compares it with the order it expects.
 //!
+//! **Alternating blocks.** When every part's group is the part's alternating group (of at least
+//! nine points, so beyond a table) and the whole group permutes the parts transitively (they are
+//! its blocks), [`PartProductWords::finish`] writes the members with conjugates of one 3-cycle of
+//! the whole group in its own generators ([`GiantWords::on_blocks`]) instead of each part's
+//! words in the part's elements, which are themselves long powers (`Sym(100) wr Sym(2)`: about
+//! 190,000 letters instead of more than 10^7).
+//!
 //! # Complexity
 //! Inserting on a part of `b` points whose table has `t` elements over `s` elements: `O(t · s ·
 //! b)` (the table rebuilt). A word: `O(d)` for the restrictions and the paths' words. Memory:
@@ -32,11 +39,12 @@ use std::collections::HashMap;
 
 use num_bigint::BigUint;
 
+use super::giant::GiantWords;
 use super::group_words::{GroupWords, WordEffort};
 use super::orbit_product::preserves_orbits;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
-use crate::counting::arith::{factorize, gcd};
+use crate::counting::arith::{factorial, factorize, gcd};
 use crate::error::SolveError;
 use crate::group::{Perm, PermGroup};
 use crate::limits::Limits;
@@ -46,6 +54,10 @@ use crate::limits::Limits;
 /// on the part's points, and gets its own [`GroupWords`] in the part's elements once the
 /// kernel is complete ([`PartProductWords::finish`]).
 pub(super) const MAX_PART_GROUP: usize = 40_320;
+
+/// Fewest points of a part from which parts whose groups are alternating get their words from
+/// 3-cycles of the whole group ([`PartProductWords::finish`]).
+const BLOCK_GIANTS_FROM: usize = 9;
 
 /// What [`PartProductWords::insert`] did.
 #[derive(Debug, PartialEq, Eq)]
@@ -93,6 +105,12 @@ pub(super) struct PartProductWords {
     tables: Vec<PartTable>,
     /// Every element kept, in order: `(part, index in its table's elements)`.
     found: Vec<(usize, usize)>,
+    /// Set by [`PartProductWords::finish`] when every part's group is the part's alternating
+    /// group and the whole group permutes the parts transitively: one set of 3-cycle
+    /// conjugates in the whole group's generators writes every member, instead of each part's
+    /// words in the part's elements (whose own words are long powers). Boxed: it is large and
+    /// most products have none.
+    block_giants: Option<Box<GiantWords>>,
 }
 
 impl PartProductWords {
@@ -110,6 +128,7 @@ impl PartProductWords {
             position,
             tables,
             found: Vec::new(),
+            block_giants: None,
         }
     }
 
@@ -181,19 +200,30 @@ impl PartProductWords {
         }
     }
 
-    /// Builds the words of every part whose group is beyond a table, in the part's elements
-    /// (call once the elements found generate the whole product).
+    /// Builds the words of every part whose group is beyond a table (call once the elements
+    /// found generate the whole product): when every part's group is its alternating group of
+    /// at least [`BLOCK_GIANTS_FROM`] points and `group` (whose kernel this product is the
+    /// bottom of) permutes the parts transitively, conjugates of a 3-cycle of `group` in its own
+    /// generators ([`GiantWords::on_blocks`]); else each such part's words in the part's
+    /// elements.
     ///
     /// # Errors
     /// [`SolveError::LimitExceeded`] naming `limit_name` beyond `budget_bytes`;
     /// [`SolveError::Cancelled`].
     pub(super) fn finish(
         &mut self,
+        group: &PermGroup,
         effort: WordEffort,
         ctx: &SolveContext,
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<(), SolveError> {
+        if self.block_giants.is_none() && self.parts_are_alternating_blocks(group) {
+            let giants =
+                GiantWords::on_blocks(group, &self.parts, effort, ctx, budget_bytes, limit_name)?;
+            self.block_giants = Some(Box::new(giants));
+            return Ok(());
+        }
         for table in &mut self.tables {
             if let Some(large) = &mut table.large
                 && large.words.is_none()
@@ -215,6 +245,9 @@ impl PartProductWords {
     ) -> Result<Option<Word>, u64> {
         if x.degree() != self.degree || !preserves_orbits(x, &self.position) {
             return Ok(None);
+        }
+        if let Some(giants) = &self.block_giants {
+            return giants.word_of(x, max_letters);
         }
         let mut word = Word::identity();
         for part in 0..self.parts.len() {
@@ -282,7 +315,26 @@ impl PartProductWords {
                 words + t.table.len() as u64 * (2 * p.len() as u64 + 80) + large
             })
             .sum();
-        tables + 8 * self.degree as u64 + 16 * self.found.len() as u64
+        let giants = self.block_giants.as_ref().map_or(0, |g| g.bytes());
+        tables + giants + 8 * self.degree as u64 + 16 * self.found.len() as u64
+    }
+
+    /// Whether every part's group is the alternating group of the part, the parts (of at least
+    /// [`BLOCK_GIANTS_FROM`] points) are every point `group` moves, and `group` is transitive
+    /// on them (so on the parts too: it maps each onto a part).
+    fn parts_are_alternating_blocks(&self, group: &PermGroup) -> bool {
+        let size = self.parts[0].len();
+        let alternating = factorial(size as u64) / 2u32;
+        let moved = group.orbits_ref().iter().filter(|o| o.len() > 1).count();
+        size >= BLOCK_GIANTS_FROM
+            && moved == 1
+            && group.moved_points() == size * self.parts.len()
+            && self.parts.iter().all(|p| p.len() == size)
+            && self.tables.iter().all(|t| {
+                t.large
+                    .as_ref()
+                    .is_some_and(|large| large.group.order() == alternating)
+            })
     }
 
     /// The one part `x` moves points of, if it moves points of exactly one part (and none
@@ -500,8 +552,12 @@ mod tests {
             );
         }
         assert_eq!(n.order(), BigUint::from(362_880u64 * 6));
-        n.finish(WordEffort(1), &SolveContext::detached(), 1 << 28, "test")
+        // Intransitive: each part's words in its own elements.
+        let ctx = SolveContext::detached();
+        let group = PermGroup::new(12, gens.to_vec(), &ctx, &Limits::default()).unwrap();
+        n.finish(&group, WordEffort(1), &ctx, 1 << 28, "test")
             .unwrap();
+        assert!(n.block_giants.is_none());
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         for _ in 0..50 {
             let mut x = Perm::identity(12);
@@ -512,6 +568,62 @@ mod tests {
             assert_eq!(w.evaluate(&gens, 12), x);
         }
         assert_eq!(n.word_of(&perm("(1,10)", 12), &orders, u64::MAX), Ok(None));
+    }
+
+    /// Alternating parts permuted transitively: `Alt(9) wr C_2` from `(1,2,3)`, a 9-cycle and
+    /// the swap of the parts; the parts' elements (the two 3-cycles and 9-cycles, the second
+    /// pair as conjugates by the swap) are inserted, then `finish` takes 3-cycles of the whole
+    /// group, and random members' words, in the whole group's generators, multiply out to
+    /// them; an odd member of a part, or a mix of the parts, gets none.
+    #[test]
+    fn alternating_parts_get_words_from_three_cycles_of_the_group() {
+        use rand::{Rng, SeedableRng};
+        let gens = [
+            perm("(1,2,3)", 18),
+            perm("(1,2,3,4,5,6,7,8,9)", 18),
+            perm("(1,10)(2,11)(3,12)(4,13)(5,14)(6,15)(7,16)(8,17)(9,18)", 18),
+        ];
+        let orders = GeneratorOrders::of(&gens);
+        let parts: Vec<Vec<u32>> = vec![(0..9).collect(), (9..18).collect()];
+        let position = orbit_positions(18, parts.iter().map(Vec::as_slice));
+        let mut n = PartProductWords::new(18, parts, position);
+        let mut elements = Vec::new();
+        for i in 0..2u32 {
+            let letter = Word::letter(i, 1, &orders);
+            let mut conjugate = Word::letter(2, 1, &orders);
+            conjugate.append(&letter, &orders);
+            conjugate.push(2, 1, &orders);
+            let x = gens[i as usize].clone();
+            elements.push((gens[2].compose(&x).compose(&gens[2]), conjugate));
+            elements.push((x, letter));
+        }
+        for (x, w) in &elements {
+            assert_eq!(n.insert(x, w.clone()), PartInserted::New);
+        }
+        assert_eq!(n.order(), BigUint::from(181_440u64).pow(2));
+        let ctx = SolveContext::detached();
+        let group = PermGroup::new(18, gens.to_vec(), &ctx, &Limits::default()).unwrap();
+        n.finish(&group, WordEffort(1), &ctx, 1 << 28, "test")
+            .unwrap();
+        assert!(n.block_giants.is_some());
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..50 {
+            let mut x = Perm::identity(18);
+            for _ in 0..60 {
+                x = x.compose(&elements[rng.random_range(0..elements.len())].0);
+            }
+            let w = n.word_of(&x, &orders, u64::MAX).unwrap().expect("a member");
+            assert_eq!(w.evaluate(&gens, 18), x);
+        }
+        for outside in [
+            "(1,2)",
+            "(1,2)(10,11,12)",
+            "(1,10,2)",
+            "(1,2,3,4,5,6,7,8,9,10)",
+        ] {
+            let x = perm(outside, 18);
+            assert_eq!(n.word_of(&x, &orders, u64::MAX), Ok(None), "{outside}");
+        }
     }
 
     /// The isolating power: `(1,2,3,4,5)(6,7,8)` to the 3rd is the 5-cycle's power alone;

@@ -1,0 +1,556 @@
+//! The base element of the giants' words ([`super::giant`]): a short word for a 3-cycle of a
+//! group that contains the alternating group of an orbit, found by random walks.
+//!
+//! Every prefix `w` of a random walk (a permutation `t` with cycle lengths `ℓ_i`, `L` their lcm)
+//! offers powers with few moved points: for a prime `p` whose highest power in `L` is `p^a`,
+//! `t^{L/p}` is the identity on every cycle whose length `p^a` does not divide and a product of
+//! `p`-cycles on the others, so it moves only the points of the cycles whose length `p^a`
+//! divides; `t^{L/(p·p')}` likewise for two primes. Such a power `x = w^K` with `s` moved points
+//! becomes the base element in one of two ways:
+//!
+//! 1. **Jordan's power.** When `x` is a 3-cycle (`t` had one 3-cycle and every other cycle
+//!    length prime to 3), `x` itself, `K·|w|` letters.
+//! 2. **A commutator.** When `s <= 2√m`, a short word `g` (also from random walks) whose
+//!    permutation moves the support of `x` onto a set meeting it in exactly one point makes
+//!    `[x, x^g] = x⁻¹·g⁻¹x⁻¹g·x·g⁻¹xg` a 3-cycle: two permutations whose supports meet in one
+//!    point have a 3-cycle as their commutator. That costs `4·K·|w| + 4·|g|` letters, but `K`
+//!    no longer has to kill the cycles of `p` (or of `p` and `p'`): for a random `t` of degree
+//!    1,000 its lcm is dominated by a few primes with short cycles, so this `K` is often smaller
+//!    by far more than 4.
+//!
+//! The walks are drawn until a base element is found and then for a while longer
+//! (`effort`-scaled), keeping the one with the fewest letters after free reduction. Every
+//! candidate is computed and checked (moved points exactly three, in the wanted orbit), so the
+//! element is certain: random only in time (Las Vegas).
+//!
+//! # Complexity
+//! `O(S · m)` for `S` walk steps (a few thousand per point), plus the powers and commutators of
+//! the candidates that would improve on the best (`O(m log K)` each, and `O(W · m)` for `W`
+//! walks looking for `g`).
+//!
+//! # Reference
+//! Á. Seress, *Permutation Group Algorithms* (2003), §10.2 (Jordan elements as powers of random
+//! elements); L. Babai, R. Beals, Á. Seress, "On the diameter of the symmetric group:
+//! polynomial bounds", *SODA 2004* (3-cycles as commutators of elements whose supports meet in
+//! one point).
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use super::giant::Edge;
+use super::group_words::WordEffort;
+use super::moved_points::invert;
+use super::word::{GeneratorOrders, Word};
+use crate::context::SolveContext;
+use crate::counting::arith::factorize;
+use crate::error::SolveError;
+
+/// Random words drawn after the first base element is found, to find a shorter one, per moved
+/// point and unit of [`WordEffort`] (plus one): a candidate turns up about once in `3m` words.
+const SEARCH_PER_POINT_AND_EFFORT: usize = 8;
+/// The largest power `K` tried (its word has `K·|w|` letters).
+const MAX_POWER: u64 = 1 << 40;
+/// Random walks tried for the conjugator `g` of a commutator.
+const CONJUGATOR_WALKS: usize = 48;
+
+/// A 3-cycle's points in cycle order (`p → q → r → p`) and its word.
+pub(super) struct ThreeCycle {
+    pub(super) points: [u32; 3],
+    pub(super) word: Word,
+}
+
+/// Finds a short word for a 3-cycle (see the module documentation).
+///
+/// # Arguments
+/// `generators` act on the points `0..m` (every moved point of the group, so that a power known
+/// to fix a point fixes it in the group); `in_orbit`, when given, marks the points of the orbit
+/// the 3-cycle must lie in (the group must contain the alternating group of that orbit, fixing
+/// every other point, else the search does not end: it is cancellable).
+///
+/// # Errors
+/// [`SolveError::Cancelled`].
+pub(super) fn short_three_cycle(
+    generators: &[Edge],
+    orders: &GeneratorOrders,
+    m: usize,
+    in_orbit: Option<&[bool]>,
+    effort: WordEffort,
+    rng: &mut ChaCha8Rng,
+    ctx: &SolveContext,
+) -> Result<ThreeCycle, SolveError> {
+    let search_after_first = SEARCH_PER_POINT_AND_EFFORT * m.max(64) * (effort.0 as usize + 1);
+    let max_support = ((4 * m) as f64).sqrt() as usize;
+    let walker = Walker {
+        generators,
+        orders,
+        m,
+    };
+    // The best candidate so far; its word is built once, at the end.
+    let mut best: Option<Candidate> = None;
+    let mut since_first = 0usize;
+    let mut walk_len = 2 * (usize::BITS - m.leading_zeros()) as usize + 4;
+    let mut drawn = 0usize;
+    let mut seen = vec![false; m];
+    let mut lengths: Vec<u32> = Vec::new();
+    while best.is_none() || since_first < search_after_first {
+        drawn += 1;
+        if drawn.is_multiple_of(64) {
+            ctx.check()?;
+        }
+        if best.is_none() && drawn.is_multiple_of(4 * m) {
+            walk_len += walk_len / 2;
+        }
+        let mut walk = walker.start();
+        for _ in 0..walk_len {
+            walker.step(&mut walk, rng);
+            if best.is_some() {
+                since_first += 1;
+            }
+            cycle_lengths(&walk.perm, &mut seen, &mut lengths);
+            for (k, support) in small_support_powers(&lengths, max_support) {
+                // The fewest letters this candidate can cost.
+                let factor = if support == 3 { 1 } else { 4 };
+                let bound = (k as u128) * (walk.word.len() as u128) * factor;
+                if best.as_ref().is_some_and(|b| bound >= b.letters) {
+                    continue;
+                }
+                if let Some(found) = walker.candidate(&walk, k, max_support, in_orbit, rng)
+                    && best.as_ref().is_none_or(|b| found.letters < b.letters)
+                {
+                    best = Some(found);
+                }
+            }
+        }
+    }
+    let best = best.expect("the loop ends with a base element");
+    Ok(walker.three_cycle(best))
+}
+
+/// A base element found but not yet written out: `x = w^k`, itself a 3-cycle (`g` is `None`)
+/// or the 3-cycle `[x, x^g]`.
+struct Candidate {
+    points: [u32; 3],
+    w: Word,
+    k: u64,
+    g: Option<Word>,
+    /// Its letters before free reduction.
+    letters: u128,
+}
+
+/// A walk's position: the permutation of its word (images of `0..m`) and the word.
+struct Walk {
+    perm: Vec<u32>,
+    word: Word,
+    /// The last step (generator, inverse), so that the next does not undo it.
+    last: Option<(usize, bool)>,
+}
+
+/// Random walks on the generators' Cayley graph.
+struct Walker<'a> {
+    generators: &'a [Edge],
+    orders: &'a GeneratorOrders,
+    m: usize,
+}
+
+impl Walker<'_> {
+    fn start(&self) -> Walk {
+        Walk {
+            perm: (0..self.m as u32).collect(),
+            word: Word::identity(),
+            last: None,
+        }
+    }
+
+    /// One random step (a generator or its inverse, not undoing the last step).
+    fn step(&self, walk: &mut Walk, rng: &mut ChaCha8Rng) {
+        let (g, inverse) = loop {
+            let g = rng.random_range(0..self.generators.len());
+            let inverse = rng.random_bool(0.5);
+            if walk.last != Some((g, !inverse)) {
+                break (g, inverse);
+            }
+        };
+        walk.last = Some((g, inverse));
+        let e = &self.generators[g];
+        let step = if inverse { &e.inv } else { &e.perm };
+        walk.perm.iter_mut().for_each(|x| *x = step[*x as usize]);
+        if inverse {
+            walk.word.append_inverse(&e.word, self.orders);
+        } else {
+            walk.word.append(&e.word, self.orders);
+        }
+    }
+
+    /// The base element from `walk^k`: the power itself when it is a 3-cycle, else the
+    /// commutator with a conjugate by a short word when its support allows; `None` when neither
+    /// gives a 3-cycle in the wanted orbit. Both are computed and checked here.
+    fn candidate(
+        &self,
+        walk: &Walk,
+        k: u64,
+        max_support: usize,
+        in_orbit: Option<&[bool]>,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<Candidate> {
+        let x = power(&walk.perm, k);
+        let support: Vec<u32> = moved(&x);
+        let wanted = |p: u32| in_orbit.is_none_or(|o| o[p as usize]);
+        let power_letters = k as u128 * walk.word.len() as u128;
+        if support.len() == 3 {
+            let points = cycle_order(&x, support[0]);
+            return wanted(points[0]).then(|| Candidate {
+                points,
+                w: walk.word.clone(),
+                k,
+                g: None,
+                letters: power_letters,
+            });
+        }
+        if support.len() < 2 || support.len() > max_support {
+            return None;
+        }
+        let g = self.one_point_conjugator(&support, wanted, rng)?;
+        // [x, x^g] = x⁻¹ · (g⁻¹ x g)⁻¹ · x · (g⁻¹ x g), as permutations (left to right).
+        let x_inv = invert(&x);
+        let g_inv = invert(&g.perm);
+        let y: Vec<u32> = (0..self.m)
+            .map(|p| g.perm[x[g_inv[p] as usize] as usize])
+            .collect();
+        let y_inv = invert(&y);
+        let c: Vec<u32> = (0..self.m)
+            .map(|p| y[x[y_inv[x_inv[p] as usize] as usize] as usize])
+            .collect();
+        let c_support = moved(&c);
+        if c_support.len() != 3 || !wanted(c_support[0]) {
+            return None;
+        }
+        Some(Candidate {
+            points: cycle_order(&c, c_support[0]),
+            w: walk.word.clone(),
+            k,
+            letters: 4 * power_letters + 4 * g.word.len() as u128,
+            g: Some(g.word),
+        })
+    }
+
+    /// The word of a candidate.
+    fn three_cycle(&self, found: Candidate) -> ThreeCycle {
+        let mut x = Word::identity();
+        x.append_power(&found.w, found.k as i64, self.orders);
+        let Some(g) = found.g else {
+            return ThreeCycle {
+                points: found.points,
+                word: x,
+            };
+        };
+        let mut word = Word::identity();
+        word.append_inverse(&x, self.orders);
+        word.append_inverse(&g, self.orders);
+        word.append_inverse(&x, self.orders);
+        word.append(&g, self.orders);
+        word.append(&x, self.orders);
+        word.append_inverse(&g, self.orders);
+        word.append(&x, self.orders);
+        word.append(&g, self.orders);
+        ThreeCycle {
+            points: found.points,
+            word,
+        }
+    }
+
+    /// The shortest walk prefix found (over a few walks) that maps `support` onto a set meeting
+    /// it in exactly one point, a wanted one.
+    fn one_point_conjugator(
+        &self,
+        support: &[u32],
+        wanted: impl Fn(u32) -> bool,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<Walk> {
+        let mut inside = vec![false; self.m];
+        support.iter().for_each(|&p| inside[p as usize] = true);
+        let max_len = 2 * (usize::BITS - self.m.leading_zeros()) as usize + 4;
+        let mut best: Option<Walk> = None;
+        for _ in 0..CONJUGATOR_WALKS {
+            let mut walk = self.start();
+            for _ in 0..max_len {
+                if best
+                    .as_ref()
+                    .is_some_and(|b| walk.word.len() >= b.word.len())
+                {
+                    break;
+                }
+                self.step(&mut walk, rng);
+                let mut meets = support
+                    .iter()
+                    .map(|&p| walk.perm[p as usize])
+                    .filter(|&q| inside[q as usize]);
+                if let (Some(q), None) = (meets.next(), meets.next())
+                    && wanted(q)
+                {
+                    best = Some(Walk {
+                        perm: walk.perm.clone(),
+                        word: walk.word.clone(),
+                        last: None,
+                    });
+                    break;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The lengths of the cycles of `t` longer than 1, into `lengths`.
+fn cycle_lengths(t: &[u32], seen: &mut [bool], lengths: &mut Vec<u32>) {
+    seen.iter_mut().for_each(|s| *s = false);
+    lengths.clear();
+    for start in 0..t.len() {
+        if seen[start] {
+            continue;
+        }
+        let mut len = 0u32;
+        let mut x = start;
+        while !seen[x] {
+            seen[x] = true;
+            x = t[x] as usize;
+            len += 1;
+        }
+        if len > 1 {
+            lengths.push(len);
+        }
+    }
+}
+
+/// The powers `K = L/p` and `K = L/(p·p')` of a permutation with these cycle `lengths` (`L`
+/// their lcm) that move at most `max_support` points, with the points each moves (see the
+/// module documentation); none with `K > 2^40`.
+///
+/// Complexity: O(c log ℓ) for `c` cycles, plus `O(q² · c)` for the `q` primes whose own power
+/// qualifies.
+fn small_support_powers(lengths: &[u32], max_support: usize) -> Vec<(u64, usize)> {
+    // Per prime: its highest exponent among the lengths.
+    let factored: Vec<(u32, Vec<(u64, u32)>)> = lengths
+        .iter()
+        .map(|&len| (len, factorize(len as u64)))
+        .collect();
+    let mut top: Vec<(u64, u32)> = Vec::new();
+    for (_, factors) in &factored {
+        for &(p, a) in factors {
+            match top.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, b)) => *b = (*b).max(a),
+                None => top.push((p, a)),
+            }
+        }
+    }
+    let mut lcm: u128 = 1;
+    for &(p, a) in &top {
+        match lcm.checked_mul((p as u128).pow(a)) {
+            Some(l) if l <= (MAX_POWER as u128) << 20 => lcm = l,
+            _ => return Vec::new(), // every K of the form L/(p·p') would be over 2^40
+        }
+    }
+    // The points a power moves: the cycles whose length carries the top power of a dropped prime.
+    let moved_by = |dropped: &[(u64, u32)]| -> usize {
+        factored
+            .iter()
+            .filter(|(_, factors)| factors.iter().any(|f| dropped.contains(f)))
+            .map(|(len, _)| *len as usize)
+            .sum()
+    };
+    let single: Vec<((u64, u32), usize)> = top
+        .iter()
+        .map(|&f| (f, moved_by(&[f])))
+        .filter(|&(_, s)| s <= max_support)
+        .collect();
+    let mut out = Vec::new();
+    for (i, &(f, s)) in single.iter().enumerate() {
+        let k = lcm / f.0 as u128;
+        if k <= MAX_POWER as u128 {
+            out.push((k as u64, s));
+        }
+        for &(f2, _) in &single[i + 1..] {
+            let k = lcm / (f.0 as u128 * f2.0 as u128);
+            let s = moved_by(&[f, f2]);
+            if k <= MAX_POWER as u128 && s <= max_support {
+                out.push((k as u64, s));
+            }
+        }
+    }
+    out
+}
+
+/// `t^k` (images of `0..m`), by repeated squaring.
+fn power(t: &[u32], mut k: u64) -> Vec<u32> {
+    let mut result: Vec<u32> = (0..t.len() as u32).collect();
+    let mut square = t.to_vec();
+    while k > 0 {
+        if k & 1 == 1 {
+            result = result.iter().map(|&x| square[x as usize]).collect();
+        }
+        square = square.iter().map(|&x| square[x as usize]).collect();
+        k >>= 1;
+    }
+    result
+}
+
+/// The points a permutation moves, increasing.
+fn moved(t: &[u32]) -> Vec<u32> {
+    (0..t.len() as u32)
+        .filter(|&x| t[x as usize] != x)
+        .collect()
+}
+
+/// `[p, p^t, p^{t²}]`.
+fn cycle_order(t: &[u32], p: u32) -> [u32; 3] {
+    let q = t[p as usize];
+    [p, q, t[q as usize]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::group::Perm;
+    use rand::SeedableRng;
+
+    /// Two random permutations of `sizes` consecutive orbits (points `0..Σ sizes`).
+    fn random_product_pair(sizes: &[usize], rng: &mut ChaCha8Rng) -> Vec<Perm> {
+        let n: usize = sizes.iter().sum();
+        (0..2)
+            .map(|_| {
+                let mut images: Vec<u32> = (0..n as u32).collect();
+                let mut start = 0;
+                for &len in sizes {
+                    for i in (1..len).rev() {
+                        images.swap(start + i, start + rng.random_range(0..=i));
+                    }
+                    start += len;
+                }
+                Perm::from_images(images, "random").unwrap()
+            })
+            .collect()
+    }
+
+    fn edges(generators: &[Perm], orders: &GeneratorOrders) -> Vec<Edge> {
+        generators
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let perm: Box<[u32]> = g.images().into();
+                Edge {
+                    inv: invert(&perm),
+                    perm,
+                    word: Word::letter(i as u32, 1, orders),
+                }
+            })
+            .collect()
+    }
+
+    /// `word` multiplies out to the 3-cycle `points` of `0..n`.
+    fn assert_three_cycle(word: &Word, points: [u32; 3], generators: &[Perm], n: usize) {
+        let [p, q, r] = points;
+        let mut expected: Vec<u32> = (0..n as u32).collect();
+        (
+            expected[p as usize],
+            expected[q as usize],
+            expected[r as usize],
+        ) = (q, r, p);
+        assert_eq!(word.evaluate(generators, n).images(), &expected[..]);
+    }
+
+    /// The word found multiplies out to the 3-cycle announced, in the orbit asked for and the
+    /// identity elsewhere.
+    #[test]
+    fn base_elements_multiply_out_to_their_three_cycles() {
+        for seed in 0..12u64 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let sizes: &[usize] = if seed % 2 == 0 { &[40] } else { &[30, 25] };
+            let generators = random_product_pair(sizes, &mut rng);
+            let n: usize = sizes.iter().sum();
+            let orders = GeneratorOrders::of(&generators);
+            // The product's second orbit (points 30..55), or the whole of Sym(40).
+            let in_orbit: Vec<bool> = (0..n).map(|x| sizes.len() == 1 || x >= 30).collect();
+            let found = short_three_cycle(
+                &edges(&generators, &orders),
+                &orders,
+                n,
+                Some(&in_orbit),
+                WordEffort(1),
+                &mut rng,
+                &SolveContext::detached(),
+            )
+            .unwrap();
+            assert_three_cycle(&found.word, found.points, &generators, n);
+            assert!(found.points.iter().all(|&x| in_orbit[x as usize]));
+        }
+    }
+
+    /// Commutators of powers that move more than three points: each one the walk offers is
+    /// checked, and its word multiplies out to its 3-cycle.
+    #[test]
+    fn commutators_multiply_out_to_their_three_cycles() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let n = 60;
+        let generators = random_product_pair(&[n], &mut rng);
+        let orders = GeneratorOrders::of(&generators);
+        let edges = edges(&generators, &orders);
+        let walker = Walker {
+            generators: &edges,
+            orders: &orders,
+            m: n,
+        };
+        let max_support = ((2 * n) as f64).sqrt() as usize;
+        let (mut seen, mut lengths) = (vec![false; n], Vec::new());
+        let mut checked = 0;
+        while checked < 20 {
+            let mut walk = walker.start();
+            for _ in 0..16 {
+                walker.step(&mut walk, &mut rng);
+                cycle_lengths(&walk.perm, &mut seen, &mut lengths);
+                for (k, support) in small_support_powers(&lengths, max_support) {
+                    if support == 3 || k > 5_000 {
+                        continue;
+                    }
+                    let Some(found) = walker.candidate(&walk, k, max_support, None, &mut rng)
+                    else {
+                        continue;
+                    };
+                    assert!(found.g.is_some(), "a power moving {support} points");
+                    let three_cycle = walker.three_cycle(found);
+                    assert_three_cycle(&three_cycle.word, three_cycle.points, &generators, n);
+                    checked += 1;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_support_powers_drop_one_or_two_primes() {
+        // Cycles 3, 4, 7: L = 84. Dropping 3 leaves the 3-cycle (K = 28, 3 points); dropping 7
+        // leaves the 7-cycle (K = 12); dropping 2 leaves the 4-cycle as two transpositions
+        // (K = 42, 4 points); pairs add their supports.
+        let mut found = small_support_powers(&[3, 4, 7], 14);
+        found.sort_unstable();
+        assert_eq!(
+            found,
+            vec![(4, 10), (6, 11), (12, 7), (14, 7), (28, 3), (42, 4)]
+        );
+        // Over the support bound: only the 3-cycle and the 4-cycle remain.
+        let mut found = small_support_powers(&[3, 4, 7], 4);
+        found.sort_unstable();
+        assert_eq!(found, vec![(28, 3), (42, 4)]);
+    }
+
+    #[test]
+    fn powers_move_the_points_announced() {
+        // (0 1 2)(3 4 5 6)(7 8 9 10 11 12 13), its powers checked against the moved points.
+        let mut t: Vec<u32> = (0..14).collect();
+        for cycle in [&[0u32, 1, 2][..], &[3, 4, 5, 6], &[7, 8, 9, 10, 11, 12, 13]] {
+            for (i, &x) in cycle.iter().enumerate() {
+                t[x as usize] = cycle[(i + 1) % cycle.len()];
+            }
+        }
+        for (k, support) in small_support_powers(&[3, 4, 7], 14) {
+            assert_eq!(moved(&power(&t, k)).len(), support, "K = {k}");
+        }
+    }
+}
