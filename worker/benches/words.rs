@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+#[path = "common/bench_args.rs"]
+mod bench_args;
+use bench_args::BenchArgs;
 use orbit_worker::group::{GroupWords, Perm, PermGroup, Word, WordEffort};
 use orbit_worker::{Limits, SolveContext};
 use rand::seq::SliceRandom;
@@ -48,12 +51,17 @@ const CASES: &[&str] = &[
     "alt1000_random",
     "sym50xsym40_mixed",
     "sym100xsym80_mixed",
+    "sym200xsym150_mixed",
     "sym2wrsym50_random",
     "sym2wrsym200_random",
     "sym3wrsym50_random",
     "sym4wrsym40_random",
     "sym5wrsym20_random",
     "sym5wrsym40_random",
+    "sym9wrsym6_random",
+    "sym10wrsym10_random",
+    "sym30wrsym4_random",
+    "sym100wrsym2_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -61,22 +69,12 @@ const CASES: &[&str] = &[
 ];
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .and_then(|s| s.parse::<u64>().ok())
-    };
+    let args = BenchArgs::from_env();
+    let flag = |name: &str| args.flag(name);
     let effort = WordEffort(flag("--effort").map_or(WordEffort::default().0, |e| e as u32));
     let elements = flag("--elements").unwrap_or(1_000) as usize;
     let gap_timeout = std::time::Duration::from_secs(flag("--gap-timeout").unwrap_or(300));
-    let wanted: Vec<&str> = args
-        .iter()
-        .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
-        .map(|(_, a)| a.as_str())
-        .collect();
+    let wanted = args.wanted();
     let gap = which_gap();
     println!(
         "# Words for group members (effort {}, {elements} random elements)",
@@ -170,12 +168,17 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "alt1000_random" => (1000, random_even_pair(1000, 1000)),
         "sym50xsym40_mixed" => (90, random_product_pair(50, 40, 90)),
         "sym100xsym80_mixed" => (180, random_product_pair(100, 80, 180)),
+        "sym200xsym150_mixed" => (350, random_product_pair(200, 150, 350)),
         "sym2wrsym50_random" => (100, random_wreath(50, 3, 100)),
         "sym2wrsym200_random" => (400, random_wreath(200, 3, 400)),
         "sym3wrsym50_random" => (150, random_wreath_of(3, 50, 3, 150)),
         "sym4wrsym40_random" => (160, random_wreath_of(4, 40, 3, 160)),
         "sym5wrsym20_random" => (100, random_wreath_of(5, 20, 3, 100)),
         "sym5wrsym40_random" => (200, random_wreath_of(5, 40, 3, 200)),
+        "sym9wrsym6_random" => (54, random_wreath_of(9, 6, 3, 54)),
+        "sym10wrsym10_random" => (100, random_wreath_of(10, 10, 3, 100)),
+        "sym30wrsym4_random" => (120, random_wreath_of(30, 4, 3, 120)),
+        "sym100wrsym2_random" => (200, random_wreath_of(100, 2, 3, 200)),
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),

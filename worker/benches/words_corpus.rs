@@ -23,28 +23,21 @@ use std::time::{Duration, Instant};
 mod gap_corpus;
 
 use gap_corpus::{COMMITTED_FILES, corpus_dir, generated_dir, read_corpus_file};
+#[path = "common/bench_args.rs"]
+mod bench_args;
+use bench_args::BenchArgs;
 use orbit_worker::group::{GroupWords, Perm, PermGroup, WordEffort};
 use orbit_worker::{CancelFlag, Limits, SolveContext, SolveError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .and_then(|s| s.parse::<u64>().ok())
-    };
+    let args = BenchArgs::from_env();
+    let flag = |name: &str| args.flag(name);
     let max_degree = flag("--max-degree").unwrap_or(1_000) as usize;
     let timeout = Duration::from_secs(flag("--timeout").unwrap_or(30));
     let elements = flag("--elements").unwrap_or(5) as usize;
-    let wanted: Vec<&str> = args
-        .iter()
-        .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
-        .map(|(_, a)| a.as_str())
-        .collect();
+    let wanted = args.wanted();
     let mut groups = Vec::new();
     let generated = generated_dir().join("primitive_large.txt");
     for file in COMMITTED_FILES {

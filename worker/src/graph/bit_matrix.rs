@@ -97,22 +97,30 @@ pub(super) fn upper_triangle_edges(
 ) -> Vec<(u32, u32)> {
     let mut found = Vec::with_capacity(edges);
     for (a, row) in matrix.chunks_exact(words).enumerate() {
-        let first = (a + 1) / 64;
-        let right_of_diagonal = usize::MAX >> ((a + 1) % 64);
-        for (w, &word) in row.iter().enumerate().skip(first) {
-            let mut bits = if w == first {
-                word & right_of_diagonal
-            } else {
-                word
-            };
-            while bits != 0 {
-                let k = bits.leading_zeros() as usize;
-                bits ^= (1usize << 63) >> k;
-                found.push((a as u32, (w * 64 + k) as u32));
-            }
-        }
+        push_right_of_diagonal(a, row, &mut found);
     }
     found
+}
+
+/// Pushes `(a, b)` for every bit `b > a` set in `row`, row `a` of a bit matrix, in increasing
+/// `b`.
+///
+/// Complexity: O(words + bits set).
+fn push_right_of_diagonal(a: usize, row: &[usize], found: &mut Vec<(u32, u32)>) {
+    let first = (a + 1) / 64;
+    let right_of_diagonal = usize::MAX >> ((a + 1) % 64);
+    for (w, &word) in row.iter().enumerate().skip(first) {
+        let mut bits = if w == first {
+            word & right_of_diagonal
+        } else {
+            word
+        };
+        while bits != 0 {
+            let k = bits.leading_zeros() as usize;
+            bits ^= (1usize << 63) >> k;
+            found.push((a as u32, (w * 64 + k) as u32));
+        }
+    }
 }
 
 /// Whether column `c` of a matrix row is set.
@@ -178,20 +186,7 @@ pub(super) fn relabelled_upper_edges(
     let mut found = Vec::with_capacity(edges);
     for (a, &u) in labelling.iter().enumerate() {
         let row = &columns_relabelled[u as usize * words..][..words];
-        let first = (a + 1) / 64;
-        let right_of_diagonal = usize::MAX >> ((a + 1) % 64);
-        for (w, &word) in row.iter().enumerate().skip(first) {
-            let mut bits = if w == first {
-                word & right_of_diagonal
-            } else {
-                word
-            };
-            while bits != 0 {
-                let k = bits.leading_zeros() as usize;
-                bits ^= (1usize << 63) >> k;
-                found.push((a as u32, (w * 64 + k) as u32));
-            }
-        }
+        push_right_of_diagonal(a, row, &mut found);
     }
     found
 }
