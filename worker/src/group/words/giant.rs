@@ -42,7 +42,7 @@ use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
 use super::moved_points::{MovedPoints, invert};
-use super::three_cycle::short_three_cycle;
+use super::three_cycle::{Walker, short_three_cycle};
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -368,9 +368,23 @@ impl GiantWords {
             Ok(())
         };
         charge(fixed)?;
+        let charge_letters = |letters: u128| {
+            charge(
+                fixed.saturating_add(
+                    u64::try_from(letters)
+                        .unwrap_or(u64::MAX)
+                        .saturating_mul(LETTER_BYTES),
+                ),
+            )
+        };
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let (support, base_word) = if all_moved.len() == m {
-            let found = short_three_cycle(&generators, &orders, m, None, effort, &mut rng, ctx)?;
+            let walker = Walker {
+                generators: &generators,
+                orders: &orders,
+                m,
+            };
+            let found = short_three_cycle(&walker, None, effort, &mut rng, ctx, &charge_letters)?;
             (found.points, found.word)
         } else {
             // The walk follows every moved point, so the power is known to fix the other orbits.
@@ -380,14 +394,18 @@ impl GiantWords {
                 .iter()
                 .map(|x| orbit.binary_search(x).is_ok())
                 .collect();
+            let walker = Walker {
+                generators: &walk_edges,
+                orders: &orders,
+                m: all_moved.len(),
+            };
             let found = short_three_cycle(
-                &walk_edges,
-                &orders,
-                all_moved.len(),
+                &walker,
                 Some(&in_orbit),
                 effort,
                 &mut rng,
                 ctx,
+                &charge_letters,
             )?;
             (
                 found
@@ -396,7 +414,9 @@ impl GiantWords {
                 found.word,
             )
         };
-        let bytes = fixed + base_word.letters().len() as u64 * LETTER_BYTES;
+        let bytes = fixed
+            + base_word.letters().len() as u64 * LETTER_BYTES
+            + blocks.map_or(0, |_| 4 * m as u64);
         charge(bytes)?;
         // The orbit each level's tree must reach: the point stabilisers of a giant are
         // transitive on the points left; on blocks, after the first point, on its block's.

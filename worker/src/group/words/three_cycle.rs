@@ -62,29 +62,25 @@ pub(super) struct ThreeCycle {
 /// Finds a short word for a 3-cycle (see the module documentation).
 ///
 /// # Arguments
-/// `generators` act on the points `0..m` (every moved point of the group, so that a power known
-/// to fix a point fixes it in the group); `in_orbit`, when given, marks the points of the orbit
+/// `walker` walks on the group's generators; `in_orbit`, when given, marks the points of the orbit
 /// the 3-cycle must lie in (the group must contain the alternating group of that orbit, fixing
-/// every other point, else the search does not end: it is cancellable).
+/// every other point, else the search does not end: it is cancellable). `charge` is called with
+/// the chosen element's letters before its word is written out (a power of a long word can have
+/// billions), and its error returned.
 ///
 /// # Errors
-/// [`SolveError::Cancelled`].
+/// [`SolveError::Cancelled`]; `charge`'s error.
 pub(super) fn short_three_cycle(
-    generators: &[Edge],
-    orders: &GeneratorOrders,
-    m: usize,
+    walker: &Walker,
     in_orbit: Option<&[bool]>,
     effort: WordEffort,
     rng: &mut ChaCha8Rng,
     ctx: &SolveContext,
+    charge: &dyn Fn(u128) -> Result<(), SolveError>,
 ) -> Result<ThreeCycle, SolveError> {
+    let m = walker.m;
     let search_after_first = SEARCH_PER_POINT_AND_EFFORT * m.max(64) * (effort.0 as usize + 1);
     let max_support = ((4 * m) as f64).sqrt() as usize;
-    let walker = Walker {
-        generators,
-        orders,
-        m,
-    };
     // The best candidate so far; its word is built once, at the end.
     let mut best: Option<Candidate> = None;
     let mut since_first = 0usize;
@@ -123,6 +119,7 @@ pub(super) fn short_three_cycle(
         }
     }
     let best = best.expect("the loop ends with a base element");
+    charge(best.letters)?;
     Ok(walker.three_cycle(best))
 }
 
@@ -145,11 +142,12 @@ struct Walk {
     last: Option<(usize, bool)>,
 }
 
-/// Random walks on the generators' Cayley graph.
-struct Walker<'a> {
-    generators: &'a [Edge],
-    orders: &'a GeneratorOrders,
-    m: usize,
+/// Random walks on the generators' Cayley graph: `generators` act on the points `0..m` (every
+/// moved point of the group, so that a power known to fix a point fixes it in the group).
+pub(super) struct Walker<'a> {
+    pub(super) generators: &'a [Edge],
+    pub(super) orders: &'a GeneratorOrders,
+    pub(super) m: usize,
 }
 
 impl Walker<'_> {
@@ -469,14 +467,19 @@ mod tests {
             let orders = GeneratorOrders::of(&generators);
             // The product's second orbit (points 30..55), or the whole of Sym(40).
             let in_orbit: Vec<bool> = (0..n).map(|x| sizes.len() == 1 || x >= 30).collect();
+            let edges = edges(&generators, &orders);
+            let walker = Walker {
+                generators: &edges,
+                orders: &orders,
+                m: n,
+            };
             let found = short_three_cycle(
-                &edges(&generators, &orders),
-                &orders,
-                n,
+                &walker,
                 Some(&in_orbit),
                 WordEffort(1),
                 &mut rng,
                 &SolveContext::detached(),
+                &|_| Ok(()),
             )
             .unwrap();
             assert_three_cycle(&found.word, found.points, &generators, n);
