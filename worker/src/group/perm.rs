@@ -328,22 +328,8 @@ impl Perm {
     ///
     /// Reference: Seress (2003), §1.2.
     pub fn cycle_lengths(&self) -> Vec<usize> {
-        let n = self.degree();
-        let mut seen = vec![false; n];
         let mut out = Vec::new();
-        for start in 0..n {
-            if seen[start] {
-                continue;
-            }
-            let mut len = 0;
-            let mut x = start;
-            while !seen[x] {
-                seen[x] = true;
-                len += 1;
-                x = self.images[x] as usize;
-            }
-            out.push(len);
-        }
+        cycle_lengths_into(&self.images, &mut vec![false; self.degree()], &mut out);
         out
     }
 
@@ -420,6 +406,29 @@ impl std::ops::Mul for &Perm {
     /// GAP's product: `a * b` is "first `a`, then `b`" (see [`Perm::compose`]).
     fn mul(self, rhs: &Perm) -> Perm {
         self.compose(rhs)
+    }
+}
+
+/// The cycle lengths (fixed points included, cycles by their least point) of the permutation
+/// with these `images`, into `out`; `seen` (of the same length) is scratch space, so that a hot
+/// loop allocates nothing.
+///
+/// Complexity: O(d).
+pub(crate) fn cycle_lengths_into(images: &[u32], seen: &mut [bool], out: &mut Vec<usize>) {
+    seen.fill(false);
+    out.clear();
+    for start in 0..images.len() {
+        if seen[start] {
+            continue;
+        }
+        let mut len = 0;
+        let mut x = start;
+        while !seen[x] {
+            seen[x] = true;
+            len += 1;
+            x = images[x] as usize;
+        }
+        out.push(len);
     }
 }
 

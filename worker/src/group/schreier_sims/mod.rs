@@ -732,6 +732,19 @@ mod tests {
         }
     }
 
+    /// The rotation `x ↦ x + k` and the reflection `x ↦ k - x` of `0..n` (members of `D_n` by
+    /// its formula) sift to the identity in `chain`, for each `k` of `shifts`.
+    fn assert_dihedral_members(chain: &Chain, n: usize, shifts: &[u32]) {
+        for &k in shifts {
+            let mut rot: Vec<u32> = (0..n as u32).map(|x| (x + k) % n as u32).collect();
+            assert!(chain.contains_in_place(&mut rot));
+            let mut refl: Vec<u32> = (0..n as u32)
+                .map(|x| (k + n as u32 - x) % n as u32)
+                .collect();
+            assert!(chain.contains_in_place(&mut refl));
+        }
+    }
+
     #[test]
     fn schreier_trees_are_shallow_and_sift_correctly() {
         let n = 1000;
@@ -752,14 +765,7 @@ mod tests {
             lvl.extras.len()
         );
         // Every rotation and reflection sifts to the identity; a transposition does not.
-        for k in [0u32, 1, 499, 999] {
-            let mut rot: Vec<u32> = (0..n as u32).map(|x| (x + k) % n as u32).collect();
-            assert!(chain.contains_in_place(&mut rot));
-            let mut refl: Vec<u32> = (0..n as u32)
-                .map(|x| (k + n as u32 - x) % n as u32)
-                .collect();
-            assert!(chain.contains_in_place(&mut refl));
-        }
+        assert_dihedral_members(&chain, n, &[0, 1, 499, 999]);
         let mut tr: Vec<u32> = (0..n as u32).collect();
         tr.swap(0, 1);
         assert!(!chain.contains_in_place(&mut tr));
@@ -835,13 +841,8 @@ mod tests {
         assert_eq!(chain.order(), num_bigint::BigUint::from(2 * n));
         assert!(chain.levels[0].inv_reps.is_none());
         let check = |chain: &Chain| {
+            assert_dihedral_members(chain, n, &[0, 1, 599, 1199]);
             for k in [0u32, 1, 599, 1199] {
-                let mut rot: Vec<u32> = (0..n as u32).map(|x| (x + k) % n as u32).collect();
-                assert!(chain.contains_in_place(&mut rot));
-                let mut refl: Vec<u32> = (0..n as u32)
-                    .map(|x| (k + n as u32 - x) % n as u32)
-                    .collect();
-                assert!(chain.contains_in_place(&mut refl));
                 let mut tr: Vec<u32> = (0..n as u32).collect();
                 tr.swap(k as usize, (k as usize + 2) % n);
                 assert!(!chain.contains_in_place(&mut tr));

@@ -44,6 +44,7 @@ use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::counting::arith::factorize;
 use crate::error::SolveError;
+use crate::group::perm::cycle_lengths_into;
 
 /// Random words drawn after the first base element is found, to find a shorter one, per moved
 /// point and unit of [`WordEffort`] (plus one): a candidate turns up about once in `3m` words.
@@ -87,7 +88,7 @@ pub(super) fn short_three_cycle(
     let mut walk_len = 2 * (usize::BITS - m.leading_zeros()) as usize + 4;
     let mut drawn = 0usize;
     let mut seen = vec![false; m];
-    let mut lengths: Vec<u32> = Vec::new();
+    let mut lengths: Vec<usize> = Vec::new();
     while best.is_none() || since_first < search_after_first {
         drawn += 1;
         if drawn.is_multiple_of(64) {
@@ -102,7 +103,7 @@ pub(super) fn short_three_cycle(
             if best.is_some() {
                 since_first += 1;
             }
-            cycle_lengths(&walk.perm, &mut seen, &mut lengths);
+            cycle_lengths_into(&walk.perm, &mut seen, &mut lengths);
             for (k, support) in small_support_powers(&lengths, max_support) {
                 // The fewest letters this candidate can cost.
                 let factor = if support == 3 { 1 } else { 4 };
@@ -298,37 +299,17 @@ impl Walker<'_> {
     }
 }
 
-/// The lengths of the cycles of `t` longer than 1, into `lengths`.
-fn cycle_lengths(t: &[u32], seen: &mut [bool], lengths: &mut Vec<u32>) {
-    seen.iter_mut().for_each(|s| *s = false);
-    lengths.clear();
-    for start in 0..t.len() {
-        if seen[start] {
-            continue;
-        }
-        let mut len = 0u32;
-        let mut x = start;
-        while !seen[x] {
-            seen[x] = true;
-            x = t[x] as usize;
-            len += 1;
-        }
-        if len > 1 {
-            lengths.push(len);
-        }
-    }
-}
-
 /// The powers `K = L/p` and `K = L/(p·p')` of a permutation with these cycle `lengths` (`L`
 /// their lcm) that move at most `max_support` points, with the points each moves (see the
 /// module documentation); none with `K > 2^40`.
 ///
 /// Complexity: O(c log ℓ) for `c` cycles, plus `O(q² · c)` for the `q` primes whose own power
 /// qualifies.
-fn small_support_powers(lengths: &[u32], max_support: usize) -> Vec<(u64, usize)> {
+fn small_support_powers(lengths: &[usize], max_support: usize) -> Vec<(u64, usize)> {
     // Per prime: its highest exponent among the lengths.
-    let factored: Vec<(u32, Vec<(u64, u32)>)> = lengths
+    let factored: Vec<(usize, Vec<(u64, u32)>)> = lengths
         .iter()
+        .filter(|&&len| len > 1)
         .map(|&len| (len, factorize(len as u64)))
         .collect();
     let mut top: Vec<(u64, u32)> = Vec::new();
@@ -352,7 +333,7 @@ fn small_support_powers(lengths: &[u32], max_support: usize) -> Vec<(u64, usize)
         factored
             .iter()
             .filter(|(_, factors)| factors.iter().any(|f| dropped.contains(f)))
-            .map(|(len, _)| *len as usize)
+            .map(|(len, _)| *len)
             .sum()
     };
     let single: Vec<((u64, u32), usize)> = top
@@ -508,7 +489,7 @@ mod tests {
             let mut walk = walker.start();
             for _ in 0..16 {
                 walker.step(&mut walk, &mut rng);
-                cycle_lengths(&walk.perm, &mut seen, &mut lengths);
+                cycle_lengths_into(&walk.perm, &mut seen, &mut lengths);
                 for (k, support) in small_support_powers(&lengths, max_support) {
                     if support == 3 || k > 5_000 {
                         continue;
