@@ -227,7 +227,7 @@ impl ActionKernelWords {
         let mut words = ActionKernelWords {
             action,
             image: Box::new(image),
-            kernel: KernelSeriesWords::new(degree, parts.clone(), false),
+            kernel: KernelSeriesWords::new(degree, parts.clone(), false, budget_bytes / 8),
             generators,
             inverses,
             orders,
@@ -240,7 +240,7 @@ impl ActionKernelWords {
             if !words.kernel.parts_may_hold_a_product() {
                 return Ok(None);
             }
-            words.kernel = KernelSeriesWords::new(degree, parts, true);
+            words.kernel = KernelSeriesWords::new(degree, parts, true, budget_bytes / 8);
             if !words.find_kernel(&kernel_order, ctx, budget_bytes, limit_name)? {
                 return Ok(None);
             }

@@ -43,15 +43,13 @@ use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
 use super::moved_points::{MovedPoints, invert};
 use super::three_cycle::{Walker, short_three_cycle};
-use super::word::{GeneratorOrders, Word};
+use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
 /// Seed of the random search (the base element depends on it, correctness does not).
 const SEED: u64 = 0x6a17_3041;
 const NONE: u32 = u32::MAX;
-/// Bytes of one word letter in memory.
-const LETTER_BYTES: u64 = 16;
 /// Schreier generators a level starts with (more are added until it is transitive): enough that
 /// the level's Schreier graph has a small diameter.
 const LEVEL_GENERATORS: usize = 8;

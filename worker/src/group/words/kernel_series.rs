@@ -51,7 +51,7 @@ use super::orbit_product::{orbit_positions, preserves_orbits};
 use super::parity_space::is_even_on;
 use super::part_product::{PartInserted, PartProductWords, isolating_power};
 use super::prime_space::PrimeSpace;
-use super::word::{GeneratorOrders, Word};
+use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::{Perm, PermGroup};
@@ -167,6 +167,9 @@ pub(super) struct KernelSeriesWords {
     bottom: Bottom,
     /// Every element kept, in order.
     kept: Vec<Kept>,
+    /// The longest word an isolating power may have: a power of a long word can have billions
+    /// of letters (the exponent is a product of cycle lengths), more than the budget holds.
+    max_power_letters: u64,
 }
 
 impl KernelSeriesWords {
@@ -175,8 +178,14 @@ impl KernelSeriesWords {
     ///
     /// With `by_parts`, `K_2` is taken as the direct product of its restrictions to the parts
     /// ([`PartProductWords`]; for a non-abelian `K_2` such as `Alt(5)^40`), else as elementary
-    /// abelian.
-    pub(super) fn new(degree: usize, parts: Vec<Vec<u32>>, by_parts: bool) -> KernelSeriesWords {
+    /// abelian. An isolating power whose word would take more than `max_power_bytes` is not
+    /// used.
+    pub(super) fn new(
+        degree: usize,
+        parts: Vec<Vec<u32>>,
+        by_parts: bool,
+        max_power_bytes: u64,
+    ) -> KernelSeriesWords {
         let position = orbit_positions(degree, parts.iter().map(Vec::as_slice));
         let bottom = if by_parts {
             Bottom::Parts(PartProductWords::new(
@@ -194,6 +203,7 @@ impl KernelSeriesWords {
             layers: [Layer::new(LayerMap::Signs), Layer::new(LayerMap::Rotations)],
             bottom,
             kept: Vec::new(),
+            max_power_letters: max_power_bytes / LETTER_BYTES,
         }
     }
 
@@ -325,6 +335,9 @@ impl KernelSeriesWords {
                     let Some(e) = isolating_power(&x, &self.parts, &self.position) else {
                         return Ok(Inserted::Redundant);
                     };
+                    if u128::from(e) * u128::from(word.len()) > u128::from(self.max_power_letters) {
+                        return Ok(Inserted::Redundant); // its word would not fit
+                    }
                     let y = x.pow(e as i64);
                     if y.is_identity() {
                         return Ok(Inserted::Redundant);
@@ -430,7 +443,7 @@ pub(super) mod tests {
     /// against the closure's size and that every element's word multiplies out to it.
     fn check_every_element(gens: &[Perm], d: usize, parts: Vec<Vec<u32>>, order: usize) {
         let orders = GeneratorOrders::of(gens);
-        let mut k = KernelSeriesWords::new(d, parts, false);
+        let mut k = KernelSeriesWords::new(d, parts, false, u64::MAX);
         let all = closure_of(gens, d);
         assert_eq!(all.len(), order);
         // The generators, then products of pairs, until the bound reaches the order.
@@ -475,7 +488,7 @@ pub(super) mod tests {
             perm("(4,5,6)", 6),
         ];
         let orders = GeneratorOrders::of(&gens);
-        let mut k = KernelSeriesWords::new(6, vec![vec![0, 1, 2], vec![3, 4, 5]], false);
+        let mut k = KernelSeriesWords::new(6, vec![vec![0, 1, 2], vec![3, 4, 5]], false, u64::MAX);
         for (i, g) in gens.iter().enumerate() {
             assert_eq!(
                 k.insert(g, Word::letter(i as u32, 1, &orders), &orders),

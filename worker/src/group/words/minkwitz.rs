@@ -36,7 +36,7 @@ use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
 use super::moved_points::{MovedPoints, invert};
-use super::word::{GeneratorOrders, Word};
+use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
@@ -47,8 +47,6 @@ const NONE: u32 = u32::MAX;
 const PAIRS_PER_LEVEL: usize = 4_096;
 /// Elements of the Cayley-graph ball tried at query time, per unit of effort.
 const BALL_PER_EFFORT: usize = 96;
-/// Bytes of one word letter in memory.
-const LETTER_BYTES: u64 = 16;
 
 #[derive(Debug)]
 struct Entry {

@@ -2,6 +2,9 @@
 
 use super::super::perm::Perm;
 
+/// Bytes of one letter of a [`Word`] in memory (a [`WordLetter`] and its share of the vector).
+pub(super) const LETTER_BYTES: u64 = 16;
+
 /// One letter of a [`Word`]: generator `generator` (0-based) raised to `exponent` (never 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct WordLetter {
