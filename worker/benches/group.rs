@@ -542,6 +542,7 @@ fn proof_summary(g: &PermGroup) -> String {
             LevelProof::BlockSystem => "blocks",
             LevelProof::WholeGroupNormalSeries => "whole-group series",
             LevelProof::KnownOrder => "known order",
+            LevelProof::AlternatingBlocks => "alternating blocks",
             LevelProof::RegularNormalSubgroup => "regular normal subgroup",
         })
         .collect();

@@ -26,6 +26,7 @@
 //! D. F. Holt, B. Eick, E. A. O'Brien, *Handbook of Computational Group Theory*, CRC, 2005;
 //! C. C. Sims, "Computational methods in the study of permutation groups", 1970.
 
+mod alternating_blocks;
 pub(crate) mod cycle_notation;
 mod cyclic;
 mod giant_recognition;
@@ -38,6 +39,7 @@ mod perm_group;
 mod product_replacement;
 mod proof_memory;
 mod schreier_sims;
+mod small_support_powers;
 mod text_format;
 mod words;
 

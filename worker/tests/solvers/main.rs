@@ -27,5 +27,6 @@ mod group_large_degree;
 mod group_level_proofs;
 mod group_text;
 mod group_words;
+mod group_wreath_products;
 mod puzzle;
 mod puzzle_moves;

@@ -18,6 +18,7 @@ mod support;
 pub(crate) use sizes::order_bits_bound;
 pub use sizes::{chain_budget, check_group_sizes, perm_group_memory_estimate};
 
+use super::alternating_blocks::recognise_alternating_blocks;
 use super::cyclic::CyclicGroup;
 use super::giant_recognition::{Giant, recognise_giant};
 use super::invariant_lines::action_on_lines;
@@ -394,9 +395,37 @@ impl PermGroup {
             };
             known_order_chain = Chain::build_with_known_order(&optimistic, 0, &image_order, ctx)?;
         }
+        // A transitive group containing its minimal blocks' alternating groups (a wreath product
+        // of giants) has a base of nearly every point: its order comes from the blocks'
+        // orientations instead (see `alternating_blocks`), asked for only where the chain's own
+        // proofs would be expensive.
+        let blocks_order = |budget_left: u64, ctx: &SolveContext| {
+            let transitive = orbits.iter().filter(|o| o.len() > 1).count() == 1;
+            if !transitive || tuning.level_proofs != LevelProofPolicy::WhereExpensive {
+                return Ok(None);
+            }
+            let all: Vec<u32> = (0..inner_degree as u32).collect();
+            let Some(mut blocks) =
+                recognise_alternating_blocks(inner_degree, &all, &inner_gens, SEED, ctx)?
+            else {
+                return Ok(None);
+            };
+            let images = std::mem::take(&mut blocks.orientations);
+            let image_limits = Limits {
+                max_group_chain_bytes: budget_left,
+                ..limits.clone()
+            };
+            let degree = images[0].degree();
+            match PermGroup::new_with_tuning(degree, images, ctx, &image_limits, tuning) {
+                Ok(image) => Ok(Some(blocks.group_order(&image.order))),
+                // Out of what the chain left: the chain's own proofs then.
+                Err(SolveError::LimitExceeded { .. }) => Ok(None),
+                Err(e) => Err(e),
+            }
+        };
         let chain = match known_order_chain {
             Some(chain) => chain,
-            None => Chain::build(&inputs, ctx)?,
+            None => Chain::build(&inputs, Some(&blocks_order), ctx)?,
         };
         drop(inner_gens);
         let mut order = BigUint::one();
@@ -944,7 +973,7 @@ mod tests {
                 seed: 1,
                 tuning: ChainTuning::default(),
             };
-            let chain = Chain::build(&inputs, &ctx).expect("chain");
+            let chain = Chain::build(&inputs, None, &ctx).expect("chain");
             let chain_order: BigUint = chain
                 .orbit_lengths()
                 .iter()

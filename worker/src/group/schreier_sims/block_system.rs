@@ -146,7 +146,7 @@ pub(crate) fn prove_level(
         seed,
         tuning,
     };
-    let aux = match Chain::build_from(&inputs, Some(n as u32), ctx) {
+    let aux = match Chain::build_from(&inputs, Some(n as u32), None, ctx) {
         Ok(aux) => aux,
         Err(SolveError::LimitExceeded { .. }) => return Ok(LemmaOutcome::NotApplicable),
         Err(e) => return Err(e),

@@ -73,6 +73,7 @@ mod transversal;
 
 use super::orbits::orbit_of_point;
 use super::perm::Perm;
+use super::product_replacement::ProductReplacement;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
@@ -149,6 +150,10 @@ const BLOCK_SYSTEM_REPROOF_FACTOR: u64 = 2;
 /// order that has not reached that order is given up ([`Chain::build_with_known_order`]).
 const KNOWN_ORDER_PATIENCE: usize = 200;
 
+/// Mixed into the seed of the random elements that grow a chain to an order proven outside it
+/// (another stream than the random phase's).
+const ORDER_PROOF_SEED: u64 = 0x0bde_a11e;
+
 /// Where a chain's levels try the structural proofs (Sims's one-generator lemma, a normal series
 /// of the level, a block system) before sifting their Schreier generators. Every choice gives the
 /// same, proven answers; only the time differs. The choices other than the default are for tests,
@@ -191,7 +196,17 @@ pub enum LevelProof {
     /// The whole chain at once: the product of its orbit lengths equals an order known beforehand
     /// (the chains the structural proofs build for a proven subgroup).
     KnownOrder,
+    /// The whole chain at once: the product of its orbit lengths equals the order proven from
+    /// the group's action on the orientations of its minimal blocks, whose alternating groups it
+    /// contains (`Sym(50) wr Sym(20)`; see `alternating_blocks`).
+    AlternatingBlocks,
 }
+
+/// An exact order of the group proven outside the chain, asked for only when completing the
+/// chain by its own proofs would be expensive: called with the chain budget left, it returns
+/// `Ok(None)` when it does not apply.
+pub(crate) type OrderProof<'a> =
+    dyn Fn(u64, &SolveContext) -> Result<Option<num_bigint::BigUint>, SolveError> + 'a;
 
 /// Internal knobs of the chain (the answers never depend on them, only time and memory).
 #[derive(Debug, Clone, Copy)]
@@ -425,8 +440,17 @@ impl Chain {
     /// fundamental orbits (depth 1 for explicit levels); the structural proofs O(d · Σ depth)
     /// per membership test, a number of tests independent of `|Δ_i|`, plus a few random
     /// Schreier–Sims runs of subgroups.
-    pub(crate) fn build(inputs: &ChainInputs<'_>, ctx: &SolveContext) -> Result<Chain, SolveError> {
-        Chain::build_from(inputs, None, ctx)
+    ///
+    /// `order_proof`, when given, is asked for the group's order where the chain's own proofs
+    /// would be expensive: a chain whose product reaches that order (more random elements
+    /// sifted, [`KNOWN_ORDER_PATIENCE`] in a row at most without progress) is complete
+    /// ([`LevelProof::AlternatingBlocks`]); otherwise the proofs go on as without it.
+    pub(crate) fn build(
+        inputs: &ChainInputs<'_>,
+        order_proof: Option<&OrderProof<'_>>,
+        ctx: &SolveContext,
+    ) -> Result<Chain, SolveError> {
+        Chain::build_from(inputs, None, order_proof, ctx)
     }
 
     /// [`build`](Self::build) with the first base point `b0` (a point some generator moves) when
@@ -434,6 +458,7 @@ impl Chain {
     pub(crate) fn build_from(
         inputs: &ChainInputs<'_>,
         b0: Option<u32>,
+        order_proof: Option<&OrderProof<'_>>,
         ctx: &SolveContext,
     ) -> Result<Chain, SolveError> {
         let &ChainInputs {
@@ -449,9 +474,20 @@ impl Chain {
         }
         // The proofs sift many elements through the deeper levels.
         chain.make_short_levels_explicit(ctx)?;
-        if tuning.always_try_certificate
-            || chain.completion_work_estimate() > CERTIFICATE_WORK_THRESHOLD
+        let expensive = chain.completion_work_estimate() > CERTIFICATE_WORK_THRESHOLD;
+        if expensive
+            && let Some(order_proof) = order_proof
+            && let Some(order) = order_proof(chain.budget_left(), ctx)?
         {
+            let random = ProductReplacement::new(n, generators, seed ^ ORDER_PROOF_SEED, ctx)?;
+            if chain.grow_to_order(&order, random, ctx)? {
+                for lvl in &mut chain.levels {
+                    lvl.proof = Some(LevelProof::AlternatingBlocks);
+                }
+                return Ok(chain);
+            }
+        }
+        if tuning.always_try_certificate || expensive {
             // The subgroup chains of the certificate share what is left of the budget; running
             // out there only means no certificate.
             let left = chain.budget_left();
@@ -754,7 +790,7 @@ mod tests {
             ..ChainTuning::default()
         };
         let gens = dihedral(n);
-        let chain = Chain::build(&test_inputs(&gens, tuning), &ctx).expect("chain");
+        let chain = Chain::build(&test_inputs(&gens, tuning), None, &ctx).expect("chain");
         assert_eq!(chain.orbit_lengths().iter().product::<usize>(), 2 * n);
         let lvl = &chain.levels[0];
         assert!(lvl.inv_reps.is_none());
@@ -794,7 +830,7 @@ mod tests {
         let mut c: Vec<u32> = (0..n as u32).collect();
         c[100..].copy_from_slice(&[101, 102, 100]);
         gens.push(Perm::from_images(c, "c").expect("3-cycle"));
-        let chain = Chain::build(&test_inputs(&gens, tuning), &ctx).expect("chain");
+        let chain = Chain::build(&test_inputs(&gens, tuning), None, &ctx).expect("chain");
         assert_eq!(chain.orbit_lengths().iter().product::<usize>(), 600);
         for lvl in &chain.levels {
             let explicit = lvl.orbit.len() * n <= 5000;
@@ -837,7 +873,7 @@ mod tests {
         let ctx = SolveContext::detached();
         let gens = dihedral(n);
         let mut chain =
-            Chain::build(&test_inputs(&gens, ChainTuning::default()), &ctx).expect("chain");
+            Chain::build(&test_inputs(&gens, ChainTuning::default()), None, &ctx).expect("chain");
         assert_eq!(chain.order(), num_bigint::BigUint::from(2 * n));
         assert!(chain.levels[0].inv_reps.is_none());
         let check = |chain: &Chain| {

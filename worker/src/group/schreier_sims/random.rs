@@ -67,24 +67,40 @@ impl Chain {
         inputs: &ChainInputs<'_>,
         b0: u32,
         order: &num_bigint::BigUint,
-        mut pr: ProductReplacement,
+        pr: ProductReplacement,
         ctx: &SolveContext,
     ) -> Result<Option<Chain>, SolveError> {
-        let n = inputs.n;
         let mut chain = Chain::started_at(inputs, b0, ctx)?;
-        let mut buf = vec![0u32; n];
-        // The product changes only when a residue is added (the streak restarts at 0).
-        let mut streak = 0;
-        while streak > 0 || &chain.order() != order {
-            if streak >= KNOWN_ORDER_PATIENCE {
-                return Ok(None);
-            }
-            streak = chain.random_step(&mut pr, &mut buf, streak, ctx)?;
+        if !chain.grow_to_order(order, pr, ctx)? {
+            return Ok(None);
         }
         for lvl in &mut chain.levels {
             lvl.proof = Some(LevelProof::KnownOrder);
         }
         Ok(Some(chain))
+    }
+
+    /// Sifts random elements from `pr` until the product of the orbit lengths is `order`:
+    /// `true` then (the chain is complete when `order` is the group's), `false` when
+    /// `KNOWN_ORDER_PATIENCE` consecutive elements sift to the identity first.
+    ///
+    /// Complexity: O(r · d · Σ depth_i) for r random elements.
+    pub(super) fn grow_to_order(
+        &mut self,
+        order: &num_bigint::BigUint,
+        mut pr: ProductReplacement,
+        ctx: &SolveContext,
+    ) -> Result<bool, SolveError> {
+        let mut buf = vec![0u32; self.n];
+        // The product changes only when a residue is added (the streak restarts at 0).
+        let mut streak = 0;
+        while streak > 0 || &self.order() != order {
+            if streak >= KNOWN_ORDER_PATIENCE {
+                return Ok(false);
+            }
+            streak = self.random_step(&mut pr, &mut buf, streak, ctx)?;
+        }
+        Ok(true)
     }
 
     pub(super) fn random_phase(

@@ -629,7 +629,7 @@ mod tests {
     #[test]
     fn psl27_top_level_by_the_lemma() {
         let ctx = SolveContext::detached();
-        let chain = Chain::build(&psl27_inputs(&psl27(), 1 << 30), &ctx).expect("chain");
+        let chain = Chain::build(&psl27_inputs(&psl27(), 1 << 30), None, &ctx).expect("chain");
         assert_eq!(chain.order(), BigUint::from(168u32));
         assert_eq!(chain.order_from(1), BigUint::from(21u32));
         let mut buf = vec![0u32; 8];
@@ -701,7 +701,7 @@ mod tests {
             seed: 5,
             tuning: ChainTuning::default(),
         };
-        let chain = Chain::build(&inputs, &ctx).expect("chain");
+        let chain = Chain::build(&inputs, None, &ctx).expect("chain");
         assert_eq!(chain.order(), BigUint::from(120u32));
         assert_eq!(chain.orbit_lengths()[0], 10);
         let mut buf = vec![0u32; 10];
@@ -715,8 +715,9 @@ mod tests {
     fn a_small_budget_declines() {
         let ctx = SolveContext::detached();
         let gens = psl27();
-        let chain = Chain::build(&psl27_inputs(&gens, 1 << 30), &ctx).expect("chain");
-        let tight = Chain::build(&psl27_inputs(&gens, chain.bytes() + 64), &ctx).expect("chain");
+        let chain = Chain::build(&psl27_inputs(&gens, 1 << 30), None, &ctx).expect("chain");
+        let tight =
+            Chain::build(&psl27_inputs(&gens, chain.bytes() + 64), None, &ctx).expect("chain");
         let mut buf = vec![0u32; 8];
         let mut peak = 0;
         let out = prove_level(&tight, 0, u64::MAX, &mut buf, 3, &ctx, &mut peak).expect("runs");
