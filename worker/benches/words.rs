@@ -4,7 +4,9 @@
 //! [--gap-timeout S]`
 //!
 //! For each case: the group is built, then the word tables (timed: the set-up), then `N`
-//! (default 1,000) uniformly random members (products of random coset representatives, seeded)
+//! (default 1,000) uniformly random members (products of random coset representatives, seeded;
+//! where the transversals would not fit, random permutations of the moved points that are
+//! members, or for a group that is not a giant products of `4·d` random generators)
 //! are written as words (timed: words per second); every word is multiplied out and compared
 //! with its element. With `gap` on the `PATH`, GAP 4's `EpimorphismFromFreeGroup` and
 //! `PreImagesRepresentative` run on the same generators and elements in the same run
@@ -21,7 +23,7 @@ mod bench_args;
 use bench_args::BenchArgs;
 use orbit_worker::group::{GroupWords, Perm, PermGroup, Word, WordEffort};
 use orbit_worker::{Limits, SolveContext};
-use rand::seq::SliceRandom;
+use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -63,6 +65,10 @@ const CASES: &[&str] = &[
     "sym10wrsym10_random",
     "sym30wrsym4_random",
     "sym100wrsym2_random",
+    "sym50wrsym20_random",
+    "sym100wrsym10_random",
+    "sym250wrsym4_random",
+    "sym10wrsym100_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -181,6 +187,10 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "sym10wrsym10_random" => (100, random_wreath_of(10, 10, 3, 100)),
         "sym30wrsym4_random" => (120, random_wreath_of(30, 4, 3, 120)),
         "sym100wrsym2_random" => (200, random_wreath_of(100, 2, 3, 200)),
+        "sym50wrsym20_random" => (1000, random_wreath_of(50, 20, 3, 1000)),
+        "sym100wrsym10_random" => (1000, random_wreath_of(100, 10, 3, 1001)),
+        "sym250wrsym4_random" => (1000, random_wreath_of(250, 4, 3, 1000)),
+        "sym10wrsym100_random" => (1000, random_wreath_of(10, 100, 3, 1000)),
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),
@@ -358,6 +368,7 @@ fn random_elements(g: &PermGroup, n: usize, seed: u64) -> Vec<Perm> {
             .filter(|&x| g.generators().iter().any(|p| p.image(x) != x))
             .collect();
         let mut out = Vec::with_capacity(n);
+        let mut tries = 0;
         while out.len() < n {
             let mut shuffled = moved.clone();
             shuffled.shuffle(&mut rng);
@@ -368,6 +379,18 @@ fn random_elements(g: &PermGroup, n: usize, seed: u64) -> Vec<Perm> {
             let p = Perm::from_images(images, "random").expect("a permutation");
             if g.contains(&p) {
                 out.push(p);
+            }
+            tries += 1;
+            if out.is_empty() && tries == 64 {
+                // Not a giant (a wreath product of degree 1,000): products of 4·d random
+                // generators instead.
+                return (0..n)
+                    .map(|_| {
+                        (0..4 * d).fold(Perm::identity(d), |x, _| {
+                            x.compose(g.generators().choose(&mut rng).expect("generators"))
+                        })
+                    })
+                    .collect();
             }
         }
         return out;

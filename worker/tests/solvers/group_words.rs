@@ -836,12 +836,13 @@ fn random_sym_pair(m: usize, rng: &mut ChaCha8Rng, on: impl Fn(&Perm) -> Perm) -
         .collect()
 }
 
-/// Builds `<gens>` on `d` points, checks its `order` and that its words come through an action,
-/// and multiplies out here the words of `members` random members drawn by `member`.
+/// Builds `<gens>` on `d` points, checks its `order` and that its words come through an action
+/// (`method`: down the kernel's series, or through the blocks' orientations), and multiplies
+/// out here the words of `members` random members drawn by `member`.
 fn words_through_an_action(
     d: usize,
     gens: &[Perm],
-    order: num_bigint::BigUint,
+    (order, method): (num_bigint::BigUint, WordMethod),
     members: usize,
     mut member: impl FnMut() -> Perm,
     label: &str,
@@ -857,7 +858,7 @@ fn words_through_an_action(
     let words = words_for(&group, 1);
     assert_eq!(
         words.method(),
-        WordMethod::ActionKernel,
+        method,
         "{label}: base {}",
         group.base().len()
     );
@@ -876,12 +877,13 @@ fn words_through_an_action(
 /// an odd number of flips is a non-member with a member's image on the blocks), `C_3 wr
 /// Sym(26)`, `Sym(3) wr Sym(26)` (kernel `Sym(3)^26`: signs `C_2^26`, rotations `C_3^26`),
 /// `Sym(4) wr Sym(20)` (kernel `Sym(4)^20`: signs, rotations of the pairings `C_3^20`, then
-/// `V_4^20`), `Sym(5) wr Sym(12)` (kernel `Sym(5)^12`: signs, then `Alt(5)^12` block by block
-/// from elements moving one block each), `Sym(9) wr Sym(6)` (each block's `Alt(9)` beyond a
-/// table: conjugates of a 3-cycle of the whole group; so too `Sym(40) wr Sym(3)`), `PSL(2,47) wr Sym(8)` (each block's
+/// `V_4^20`), `PSL(2,47) wr Sym(8)` (each block's
 /// group beyond a table and not alternating: its own words in the block's elements), and
-/// `Sym(30)` acting on two copies of its points (faithful on each: trivial kernel). Orders against their formulas, each random member's word multiplied out here, and
-/// non-members (by construction) get none.
+/// `Sym(30)` acting on two copies of its points (faithful on each: trivial kernel); and
+/// `Sym(5) wr Sym(12)`, `Sym(9) wr Sym(6)` and `Sym(40) wr Sym(3)` through the orientations of
+/// their blocks (the image's words, then conjugates of one 3-cycle of the group for the
+/// blocks' alternating groups). Orders against their formulas, each random member's word
+/// multiplied out here, and non-members (by construction) get none.
 #[test]
 fn group_words_through_an_action_down_the_kernels_series() {
     let mut rng = ChaCha8Rng::seed_from_u64(5021);
@@ -907,10 +909,17 @@ fn group_words_through_an_action_down_the_kernels_series() {
         } else {
             num_bigint::BigUint::from(b)
         };
+        // Transitive with the blocks' alternating groups (blocks of five points or more): the
+        // orientations, else the kernel's series.
+        let method = if full && b >= 5 {
+            WordMethod::AlternatingBlocks
+        } else {
+            WordMethod::ActionKernel
+        };
         let (group, words) = words_through_an_action(
             d,
             &gens,
-            factorial(m) * block_group.pow(kernel_rank),
+            (factorial(m) * block_group.pow(kernel_rank), method),
             20,
             || random_wreath_element(b, m, &relabel, sum, full, &mut rng),
             &format!("C_{b} wr Sym({m}), rotation sum {sum:?}, full {full}"),
@@ -997,7 +1006,10 @@ fn group_words_through_an_action_down_the_kernels_series() {
     let (_, words) = words_through_an_action(
         k * line,
         &gens,
-        psl_order.pow(k as u32) * factorial(k),
+        (
+            psl_order.pow(k as u32) * factorial(k),
+            WordMethod::ActionKernel,
+        ),
         20,
         &mut random_member,
         "PSL(2,47) wr Sym(8)",
@@ -1024,7 +1036,7 @@ fn group_words_through_an_action_down_the_kernels_series() {
     let (_, words) = words_through_an_action(
         d,
         &gens,
-        factorial(m),
+        (factorial(m), WordMethod::ActionKernel),
         20,
         || {
             let p = random_on(&points, m, &mut rng);
@@ -1068,7 +1080,7 @@ fn group_words_sym_on_two_sets_through_its_stars() {
     let (_, words) = words_through_an_action(
         d,
         &gens,
-        factorial(m),
+        (factorial(m), WordMethod::ActionKernel),
         10,
         || on_pairs(&random_on(&points, m, &mut rng)),
         "Sym(32) on 2-sets",
@@ -1076,4 +1088,36 @@ fn group_words_sym_on_two_sets_through_its_stars() {
     // Swapping two 2-sets only is not induced by a permutation of the points.
     let swap = perm("(1,2)", d);
     assert!(words.word_of(&swap).is_none(), "a swap of two 2-sets");
+}
+
+/// `Sym(30) wr Sym(20)` on 600 points and `Sym(10) wr Sym(100)` on 1,000 (points relabelled):
+/// words through the blocks' orientations and conjugates of one 3-cycle of the group; 3 random
+/// members' words multiplied out here, a swap across blocks gets none.
+#[test]
+fn group_words_wreath_products_of_giants_of_degree_600_and_1000() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6023);
+    for (m, b) in [(30usize, 20usize), (10, 100)] {
+        let blocks = crate::group_wreath_products::Blocks::new(m, b, &mut rng);
+        let (d, gens) = (m * b, blocks.generators());
+        let group = PermGroup::new(
+            d,
+            gens.clone(),
+            &SolveContext::detached(),
+            &Limits::default(),
+        )
+        .expect("builds");
+        let words = words_for(&group, 1);
+        let label = format!("Sym({m}) wr Sym({b})");
+        assert_eq!(words.method(), WordMethod::AlternatingBlocks, "{label}");
+        for _ in 0..3 {
+            let x = blocks.random(&mut rng);
+            let word = words.word_of(&x).expect("member");
+            assert_reduced(&word, &label);
+            assert_eq!(multiply_out(&word, &gens, d), x.images(), "{label}");
+        }
+        assert!(
+            words.word_of(&blocks.across()).is_none(),
+            "{label}: across blocks"
+        );
+    }
 }

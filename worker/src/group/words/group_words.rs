@@ -8,6 +8,7 @@
 //! ([`ActionKernelWords`]) for other groups with a long base, whose kernel is elementary abelian.
 
 use super::action_kernel::ActionKernelWords;
+use super::alternating_blocks::AlternatingBlocksWords;
 use super::giant::{GiantWords, giant_of_moved_points};
 use super::giant_product::{GiantProductWords, giant_product_orbits};
 use super::minkwitz::MinkwitzTables;
@@ -68,6 +69,7 @@ enum Method {
     GiantProduct(GiantProductWords),
     /// Boxed: its kernel's layers make it the largest by far.
     ActionKernel(Box<ActionKernelWords>),
+    AlternatingBlocks(Box<AlternatingBlocksWords>),
 }
 
 /// Which method a [`GroupWords`] uses (for benchmarks and reports).
@@ -87,6 +89,10 @@ pub enum WordMethod {
     /// elimination over `GF(p)`, a product over the parts, or conjugates of a 3-cycle for the
     /// alternating groups of large blocks).
     ActionKernel,
+    /// The words of the group's image on its blocks' orientations, times conjugates of one
+    /// 3-cycle of the group for the blocks' alternating groups (a transitive group containing
+    /// them, such as `Sym(50) wr Sym(20)`).
+    AlternatingBlocks,
 }
 
 impl GroupWords {
@@ -162,6 +168,12 @@ impl GroupWords {
             ),
             _ if group.base().len() >= ACTION_WORDS_FROM_BASE
                 && let Some(words) =
+                    AlternatingBlocksWords::new(group, effort, ctx, budget_bytes, limit_name)? =>
+            {
+                Method::AlternatingBlocks(Box::new(words))
+            }
+            _ if group.base().len() >= ACTION_WORDS_FROM_BASE
+                && let Some(words) =
                     ActionKernelWords::new(group, effort, ctx, budget_bytes, limit_name)? =>
             {
                 Method::ActionKernel(Box::new(words))
@@ -202,6 +214,7 @@ impl GroupWords {
             Method::OrbitProduct(product) => product.word_of(g, max_letters),
             Method::GiantProduct(product) => product.word_of(g, max_letters),
             Method::ActionKernel(words) => words.word_of(g, max_letters),
+            Method::AlternatingBlocks(words) => words.word_of(g, max_letters),
         }
     }
 
@@ -213,6 +226,7 @@ impl GroupWords {
             Method::OrbitProduct(_) => WordMethod::OrbitProduct,
             Method::GiantProduct(_) => WordMethod::GiantProduct,
             Method::ActionKernel(_) => WordMethod::ActionKernel,
+            Method::AlternatingBlocks(_) => WordMethod::AlternatingBlocks,
         }
     }
 
@@ -224,6 +238,7 @@ impl GroupWords {
             Method::OrbitProduct(product) => product.bytes(),
             Method::GiantProduct(product) => product.bytes(),
             Method::ActionKernel(words) => words.bytes(),
+            Method::AlternatingBlocks(words) => words.bytes(),
         }
     }
 
@@ -236,6 +251,7 @@ impl GroupWords {
             Method::OrbitProduct(product) => product.entry_lengths(),
             Method::GiantProduct(product) => product.entry_lengths(),
             Method::ActionKernel(words) => words.entry_lengths(),
+            Method::AlternatingBlocks(words) => words.entry_lengths(),
         }
     }
 }

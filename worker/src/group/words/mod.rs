@@ -3,10 +3,12 @@
 //! coset representatives in general, conjugates of one transposition or 3-cycle for giants of
 //! large degree, one of these per orbit for a direct product given factor by factor, per
 //! orbit with a parity correction for a product of giants whose generators move several orbits,
-//! and through an action on an orbit, on blocks or on invariant lines, down the kernel's series,
-//! for other groups with long bases).
+//! through the blocks' orientations and 3-cycles for a transitive group containing its minimal
+//! blocks' alternating groups, and through an action on an orbit, on blocks or on invariant
+//! lines, down the kernel's series, for other groups with long bases).
 
 mod action_kernel;
+mod alternating_blocks;
 mod elementary_abelian;
 mod giant;
 mod giant_product;
