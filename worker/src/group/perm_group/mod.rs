@@ -398,10 +398,15 @@ impl PermGroup {
         // A transitive group containing its minimal blocks' alternating groups (a wreath product
         // of giants) has a base of nearly every point: its order comes from the blocks'
         // orientations instead (see `alternating_blocks`), asked for only where the chain's own
-        // proofs would be expensive.
-        let blocks_order = |budget_left: u64, ctx: &SolveContext| {
+        // proofs would be expensive, and only for a long base: such a group's base has at least
+        // a third of its points (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`), a primitive
+        // group's other than a giant far fewer, and the 3-cycle's search is not free.
+        let blocks_order = |base_len: usize, budget_left: u64, ctx: &SolveContext| {
             let transitive = orbits.iter().filter(|o| o.len() > 1).count() == 1;
-            if !transitive || tuning.level_proofs != LevelProofPolicy::WhereExpensive {
+            if !transitive
+                || 4 * base_len < inner_degree
+                || tuning.level_proofs != LevelProofPolicy::WhereExpensive
+            {
                 return Ok(None);
             }
             let all: Vec<u32> = (0..inner_degree as u32).collect();

@@ -203,10 +203,10 @@ pub enum LevelProof {
 }
 
 /// An exact order of the group proven outside the chain, asked for only when completing the
-/// chain by its own proofs would be expensive: called with the chain budget left, it returns
-/// `Ok(None)` when it does not apply.
+/// chain by its own proofs would be expensive: called with the base length the random phase
+/// found and the chain budget left, it returns `Ok(None)` when it does not apply.
 pub(crate) type OrderProof<'a> =
-    dyn Fn(u64, &SolveContext) -> Result<Option<num_bigint::BigUint>, SolveError> + 'a;
+    dyn Fn(usize, u64, &SolveContext) -> Result<Option<num_bigint::BigUint>, SolveError> + 'a;
 
 /// Internal knobs of the chain (the answers never depend on them, only time and memory).
 #[derive(Debug, Clone, Copy)]
@@ -477,7 +477,7 @@ impl Chain {
         let expensive = chain.completion_work_estimate() > CERTIFICATE_WORK_THRESHOLD;
         if expensive
             && let Some(order_proof) = order_proof
-            && let Some(order) = order_proof(chain.budget_left(), ctx)?
+            && let Some(order) = order_proof(chain.levels.len(), chain.budget_left(), ctx)?
         {
             let random = ProductReplacement::new(n, generators, seed ^ ORDER_PROOF_SEED, ctx)?;
             if chain.grow_to_order(&order, random, ctx)? {
