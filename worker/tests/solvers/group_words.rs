@@ -1099,13 +1099,7 @@ fn group_words_wreath_products_of_giants_of_degree_600_and_1000() {
     for (m, b) in [(30usize, 20usize), (10, 100)] {
         let blocks = crate::group_wreath_products::Blocks::new(m, b, &mut rng);
         let (d, gens) = (m * b, blocks.generators());
-        let group = PermGroup::new(
-            d,
-            gens.clone(),
-            &SolveContext::detached(),
-            &Limits::default(),
-        )
-        .expect("builds");
+        let group = crate::group_wreath_products::build(d, gens.clone());
         let words = words_for(&group, 1);
         let label = format!("Sym({m}) wr Sym({b})");
         assert_eq!(words.method(), WordMethod::AlternatingBlocks, "{label}");

@@ -82,7 +82,7 @@ impl Blocks {
     }
 }
 
-fn build(degree: usize, generators: Vec<Perm>) -> PermGroup {
+pub(crate) fn build(degree: usize, generators: Vec<Perm>) -> PermGroup {
     PermGroup::new(
         degree,
         generators,
