@@ -61,12 +61,13 @@ use crate::error::SolveError;
 /// Smallest block: `Alt(m)` contains a 3-cycle from `m = 3` on.
 const MIN_BLOCK: usize = 3;
 /// Largest degree tried: the minimal blocks cost `O(n²)`.
-pub(crate) const MAX_DEGREE: usize = 4096;
+const MAX_DEGREE: usize = 4096;
 /// Random elements drawn for the 3-cycle, per point and in all, before giving up: a power with
 /// few moved points and a conjugate meeting it in one point turned up within 250 elements in
 /// every wreath product of giants of degree up to 1,000 tried (`Sym(50) wr Sym(20)`,
 /// `Sym(10) wr Sym(100)`, ...), and most groups that get here have no 3-cycle at all.
 const MAX_DRAWS_PER_POINT: usize = 4;
+/// Random elements drawn besides, whatever the degree.
 const MIN_DRAWS: usize = 1_000;
 /// Random conjugates tried per small-support power (about one in fourteen meets it in one point
 /// when the support has `2√n` points).
@@ -109,12 +110,15 @@ impl AlternatingBlocks {
     }
 
     /// The image of `g` on the oriented blocks, `None` when `g` does not map every block onto a
-    /// block (or moves a point of the orbit out of it). A permutation of the orbit mapping
-    /// blocks onto blocks is a member exactly when its image is one of `Ĝ`: the kernel, `Π
-    /// Alt(B_i)`, is in the group.
+    /// block (or moves a point of the orbit out of it, or has another degree). A permutation of
+    /// the orbit mapping blocks onto blocks is a member exactly when its image is one of `Ĝ`:
+    /// the kernel, `Π Alt(B_i)`, is in the group.
     ///
     /// Complexity: `O(d)`.
     pub(crate) fn orientation_of(&self, g: &Perm) -> Option<Perm> {
+        if g.degree() != self.block_of.len() {
+            return None;
+        }
         let (mut induced, mut seen, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
         let mut images = vec![0u32; 2 * self.members.len()];
         for (i, block) in self.members.iter().enumerate() {

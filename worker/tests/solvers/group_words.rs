@@ -1092,7 +1092,10 @@ fn group_words_sym_on_two_sets_through_its_stars() {
 
 /// `Sym(30) wr Sym(20)` on 600 points and `Sym(10) wr Sym(100)` on 1,000 (points relabelled):
 /// words through the blocks' orientations and conjugates of one 3-cycle of the group; 3 random
-/// members' words multiplied out here, a swap across blocks gets none.
+/// members' words multiplied out here, a swap across blocks gets none, nor a permutation of
+/// another degree. (With this seed the second group's first Schreier generators for the giants'
+/// level 1 reach its orbit but generate too little for level 2, which must then send level 1
+/// back for more: before that, an internal error.)
 #[test]
 fn group_words_wreath_products_of_giants_of_degree_600_and_1000() {
     let mut rng = ChaCha8Rng::seed_from_u64(6023);
@@ -1112,6 +1115,16 @@ fn group_words_wreath_products_of_giants_of_degree_600_and_1000() {
         assert!(
             words.word_of(&blocks.across()).is_none(),
             "{label}: across blocks"
+        );
+        // Another degree, or a member moving one more point: none, and no panic.
+        assert!(words.word_of(&Perm::identity(d + 1)).is_none(), "{label}");
+        assert!(words.word_of(&Perm::identity(d - 1)).is_none(), "{label}");
+        let mut longer: Vec<u32> = blocks.random(&mut rng).images().to_vec();
+        longer.extend([d as u32 + 1, d as u32]);
+        let longer = Perm::from_images(longer, "longer").expect("a permutation");
+        assert!(
+            words.word_of(&longer).is_none(),
+            "{label}: a point beyond the group's"
         );
     }
 }

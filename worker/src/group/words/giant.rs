@@ -431,21 +431,38 @@ impl GiantWords {
             Some(blocks) if j > 0 => blocks[0].len() - j,
             _ => m - j,
         };
+        // A level stops gathering Schreier generators once their orbit is the stabiliser's, but
+        // they may generate less than the stabiliser (on blocks of ten points, a group whose
+        // two-point stabiliser fixes the rest of the block): a level falling short sends the one
+        // above back for more, until that one has all of its Schreier generators.
         let mut levels: Vec<TreeLevel> = Vec::with_capacity(3);
         levels.push(TreeLevel::new(support[0], generators, m));
-        for j in 1..3 {
+        let (mut at_least, mut complete) = ([LEVEL_GENERATORS; 3], [true; 3]);
+        while levels.len() < 3 {
             ctx.check()?;
-            let level =
-                stabiliser_level(&levels[j - 1], support[j], reach(j), m, &orders, &mut rng);
-            levels.push(level);
-        }
-        for (j, level) in levels.iter().enumerate() {
-            if level.orbit_len() != reach(j) {
+            let j = levels.len();
+            let (level, all) = stabiliser_level(
+                &levels[j - 1],
+                (support[j], reach(j)),
+                at_least[j],
+                m,
+                &orders,
+                &mut rng,
+            );
+            if level.orbit_len() == reach(j) {
+                levels.push(level);
+                complete[j] = all;
+                continue;
+            }
+            if complete[j - 1] {
                 return Err(SolveError::Panicked(format!(
                     "the stabiliser of {j} points of a proven giant on {m} points has an orbit of {} points",
                     level.orbit_len()
                 )));
             }
+            at_least[j - 1] *= 4;
+            charge(bytes + at_least[j - 1] as u64 * 16 * m as u64)?;
+            levels.pop();
         }
         Ok(GiantWords {
             points,
@@ -561,16 +578,18 @@ impl GiantWords {
 
 /// The tree of the stabiliser of `above.root` (within `above`'s group), rooted at `root`: its
 /// generators are Schreier generators `u_p · s · u_{p^s}⁻¹` of `above`, from its shallowest
-/// points first (shortest words), added until the tree reaches `target` points (the orbit of
-/// `root` under the whole stabiliser).
+/// points first (shortest words), at least `at_least` of them, added until the tree reaches
+/// `target` points (the orbit of `root` under the whole stabiliser). Also returns whether every
+/// Schreier generator was taken: then the tree's group is the whole stabiliser (Schreier's
+/// lemma), else it may be a smaller group with the same orbit.
 fn stabiliser_level(
     above: &TreeLevel,
-    root: u32,
-    target: usize,
+    (root, target): (u32, usize),
+    at_least: usize,
     m: usize,
     orders: &GeneratorOrders,
     rng: &mut ChaCha8Rng,
-) -> TreeLevel {
+) -> (TreeLevel, bool) {
     let mut points: Vec<u32> = (0..m as u32)
         .filter(|&p| above.parent[p as usize] != NONE)
         .collect();
@@ -579,7 +598,8 @@ fn stabiliser_level(
     points.sort_by_key(|&p| above.depth[p as usize]);
     let mut edges: Vec<Edge> = Vec::new();
     let mut level = TreeLevel::new(root, Vec::new(), m);
-    let mut wanted = LEVEL_GENERATORS;
+    let mut wanted = at_least;
+    let mut all = true;
     'points: for &p in &points {
         let up: Vec<u32> = above.perm_to(p, m);
         for s in &above.edges {
@@ -616,6 +636,7 @@ fn stabiliser_level(
                 if edges.len() >= wanted {
                     level = TreeLevel::new(root, std::mem::take(&mut edges), m);
                     if level.orbit_len() >= target {
+                        all = false;
                         break 'points;
                     }
                     edges = std::mem::take(&mut level.edges);
@@ -627,7 +648,7 @@ fn stabiliser_level(
     if !edges.is_empty() {
         level = TreeLevel::new(root, edges, m);
     }
-    level
+    (level, all)
 }
 
 /// A permutation (images of `0..m`) as transpositions multiplied left to right: each cycle
