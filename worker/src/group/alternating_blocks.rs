@@ -54,7 +54,7 @@ use num_bigint::BigUint;
 use super::minimal_blocks::minimal_blocks;
 use super::perm::{Perm, cycle_lengths_into};
 use super::product_replacement::ProductReplacement;
-use super::small_support_powers::{moved, power, small_support_powers};
+use super::small_support_powers::{commutator_with_conjugate, moved, power, small_support_powers};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 
@@ -262,26 +262,6 @@ fn find_three_cycle(
         }
     }
     Ok(None)
-}
-
-/// `[x, x^h] = x⁻¹ · (h⁻¹xh)⁻¹ · x · h⁻¹xh`, as images (products left to right).
-fn commutator_with_conjugate(x: &[u32], h: &[u32]) -> Vec<u32> {
-    let invert = |p: &[u32]| {
-        let mut inv = vec![0u32; p.len()];
-        p.iter()
-            .enumerate()
-            .for_each(|(i, &y)| inv[y as usize] = i as u32);
-        inv
-    };
-    let (x_inv, h_inv) = (invert(x), invert(h));
-    // y = h⁻¹xh maps h(p) to h(x(p)).
-    let y: Vec<u32> = (0..x.len())
-        .map(|p| h[x[h_inv[p] as usize] as usize])
-        .collect();
-    let y_inv = invert(&y);
-    (0..x.len())
-        .map(|p| y[x[y_inv[x_inv[p] as usize] as usize] as usize])
-        .collect()
 }
 
 #[cfg(test)]

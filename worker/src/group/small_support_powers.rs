@@ -102,6 +102,29 @@ pub(crate) fn moved(t: &[u32]) -> Vec<u32> {
         .collect()
 }
 
+/// `[x, x^h] = x⁻¹ · (h⁻¹xh)⁻¹ · x · h⁻¹xh`, as images (products left to right): a 3-cycle
+/// when the supports of `x` and `x^h` meet in exactly one point.
+///
+/// Complexity: `O(n)`.
+pub(crate) fn commutator_with_conjugate(x: &[u32], h: &[u32]) -> Vec<u32> {
+    let invert = |p: &[u32]| {
+        let mut inv = vec![0u32; p.len()];
+        p.iter()
+            .enumerate()
+            .for_each(|(i, &y)| inv[y as usize] = i as u32);
+        inv
+    };
+    let (x_inv, h_inv) = (invert(x), invert(h));
+    // y = h⁻¹xh maps h(p) to h(x(p)).
+    let y: Vec<u32> = (0..x.len())
+        .map(|p| h[x[h_inv[p] as usize] as usize])
+        .collect();
+    let y_inv = invert(&y);
+    (0..x.len())
+        .map(|p| y[x[y_inv[x_inv[p] as usize] as usize] as usize])
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,12 +39,13 @@ use rand_chacha::ChaCha8Rng;
 
 use super::giant::Edge;
 use super::group_words::WordEffort;
-use super::moved_points::invert;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::perm::cycle_lengths_into;
-use crate::group::small_support_powers::{moved, power, small_support_powers};
+use crate::group::small_support_powers::{
+    commutator_with_conjugate, moved, power, small_support_powers,
+};
 
 /// Random words drawn after the first base element is found, to find a shorter one, per moved
 /// point and unit of [`WordEffort`] (plus one): a candidate turns up about once in `3m` words.
@@ -207,16 +208,7 @@ impl Walker<'_> {
             return None;
         }
         let g = self.one_point_conjugator(&support, wanted, rng)?;
-        // [x, x^g] = x⁻¹ · (g⁻¹ x g)⁻¹ · x · (g⁻¹ x g), as permutations (left to right).
-        let x_inv = invert(&x);
-        let g_inv = invert(&g.perm);
-        let y: Vec<u32> = (0..self.m)
-            .map(|p| g.perm[x[g_inv[p] as usize] as usize])
-            .collect();
-        let y_inv = invert(&y);
-        let c: Vec<u32> = (0..self.m)
-            .map(|p| y[x[y_inv[x_inv[p] as usize] as usize] as usize])
-            .collect();
+        let c = commutator_with_conjugate(&x, &g.perm);
         let c_support = moved(&c);
         if c_support.len() != 3 || !wanted(c_support[0]) {
             return None;
@@ -307,6 +299,7 @@ fn cycle_order(t: &[u32], p: u32) -> [u32; 3] {
 mod tests {
     use super::*;
     use crate::group::Perm;
+    use crate::group::words::moved_points::invert;
     use rand::SeedableRng;
 
     /// Two random permutations of `sizes` consecutive orbits (points `0..Σ sizes`).
