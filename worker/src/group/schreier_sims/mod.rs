@@ -710,11 +710,28 @@ impl Chain {
             self.levels[l].proof = None;
             if self.levels[l].inv_reps.is_some() {
                 self.extend_orbit(l, ctx)?;
+            } else if self.maps_orbit_onto_itself(l, idx) {
+                // The tree, hence every representative and the verification progress, stays as
+                // it is: rebuilding it for each residue added to every level above the one it
+                // stopped at cost `O(|Δ| · |S|)` per level and residue (minutes for the 500
+                // tree levels of `Sym(2) wr Sym(500)`).
+                self.levels[l].gens_applied = self.levels[l].gens.len();
             } else {
                 self.rebuild_tree(l, ctx)?;
             }
         }
         Ok(())
+    }
+
+    /// Whether the pool's permutation `idx` maps level `l`'s orbit onto itself.
+    ///
+    /// Complexity: O(|Δ_l|).
+    fn maps_orbit_onto_itself(&self, l: usize, idx: u32) -> bool {
+        let lvl = &self.levels[l];
+        let s = self.strong[idx as usize].images();
+        lvl.orbit
+            .iter()
+            .all(|&x| lvl.pos[s[x as usize] as usize] != NONE)
     }
 
     /// Sifts `g` (an image array, modified in place) through levels `from..`; returns the level

@@ -13,6 +13,12 @@ use crate::context::SolveContext;
 /// default bound): 3-4x faster for some groups (`primitive(1613,12)`, `primitive(1182,2)`), none
 /// slower beyond the run-to-run noise.
 const TREE_FIRST_LEVEL_MIN_ORBIT: u64 = 1_000;
+/// Explicit representatives are a cache for speed (a sift through a tree gives the same answer):
+/// they may fill this share of the chain's budget (numerator, denominator), and beyond it a level
+/// stays or becomes a tree. The rest is for the trees' labels, new levels and the proofs, so that
+/// a group whose tables alone would exceed the budget (`Sym(2) wr Sym(500)`: 500 levels of up to
+/// 1,000 points at degree 1,000, 1.4 GB) still gets its chain.
+const EXPLICIT_SHARE: (u64, u64) = (3, 4);
 use crate::error::SolveError;
 use crate::group::perm::Perm;
 
@@ -28,7 +34,9 @@ impl Chain {
         // Level 0 of a long orbit is a tree whatever the bound: only the random phase's few dozen
         // elements sift through it (the proofs sift from level 1), far fewer than its table's
         // `|Δ_0|` representatives; memberships make it explicit first (`prepare_for_sifts`).
-        let explicit = expected_orbit.saturating_mul(n as u64) <= self.tuning.max_explicit_entries
+        let table = expected_orbit.saturating_mul(n as u64);
+        let explicit = table <= self.tuning.max_explicit_entries
+            && explicit_fits(self.entries, table, self.budget_entries)
             && !(self.levels.is_empty() && expected_orbit >= TREE_FIRST_LEVEL_MIN_ORBIT);
         // The point array, the header, the first point and, explicitly, the identity.
         let charged = if explicit { 2 * n as u64 } else { n as u64 } + LEVEL_ENTRIES;
@@ -68,7 +76,8 @@ impl Chain {
 
     /// Explicit mode: applies the generators of level `l` not yet applied to the old orbit
     /// points, and all generators to new points, storing the inverse representative of each new
-    /// point. Switches the level to tree mode when it outgrows the explicit bound.
+    /// point. Switches the level to tree mode when it outgrows the explicit bound or the explicit
+    /// share of the budget ([`EXPLICIT_SHARE`]).
     pub(super) fn extend_orbit(&mut self, l: usize, ctx: &SolveContext) -> Result<(), SolveError> {
         let n = self.n;
         let max_explicit = self.tuning.max_explicit_entries;
@@ -115,6 +124,10 @@ impl Chain {
                     let bound = usize::try_from(max_explicit).unwrap_or(usize::MAX);
                     let new_cap = (2 * cap).min(bound).max(inv_reps.len() + n);
                     let extra = (new_cap - cap) as u64;
+                    if !explicit_fits(*entries, extra, *budget_entries) {
+                        too_big = true;
+                        break 'outer;
+                    }
                     charge(entries, extra, *budget_entries, *budget_bytes, n)?;
                     lvl.charged += extra;
                     inv_reps.reserve_exact(new_cap - inv_reps.len());
@@ -253,7 +266,10 @@ impl Chain {
         for l in 1..self.levels.len() {
             let lvl = &self.levels[l];
             let entries = (lvl.orbit.len() as u64).saturating_mul(n as u64);
-            if lvl.inv_reps.is_some() || entries > self.tuning.max_explicit_entries {
+            if lvl.inv_reps.is_some()
+                || entries > self.tuning.max_explicit_entries
+                || !explicit_fits(self.entries, entries, self.budget_entries)
+            {
                 continue;
             }
             ctx.check()?;
@@ -280,7 +296,7 @@ impl Chain {
         let entries = (lvl.orbit.len() as u64).saturating_mul(self.n as u64);
         if lvl.inv_reps.is_some()
             || entries > self.tuning.max_explicit_entries
-            || entries.saturating_mul(4) > self.budget_left()
+            || !explicit_fits(self.entries, entries, self.budget_entries)
             || sifts.saturating_mul(self.level_depth(lvl)) < lvl.orbit.len() as u64
         {
             return Ok(());
@@ -380,4 +396,11 @@ impl Chain {
             })
             .collect()
     }
+}
+
+/// Whether `extra` more entries of explicit representatives keep the chain's `entries` within
+/// [`EXPLICIT_SHARE`] of its `budget_entries`.
+fn explicit_fits(entries: u64, extra: u64, budget_entries: u64) -> bool {
+    let (num, den) = EXPLICIT_SHARE;
+    entries.saturating_add(extra) <= budget_entries / den * num
 }
