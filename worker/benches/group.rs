@@ -543,6 +543,7 @@ fn proof_summary(g: &PermGroup) -> String {
             LevelProof::WholeGroupNormalSeries => "whole-group series",
             LevelProof::KnownOrder => "known order",
             LevelProof::AlternatingBlocks => "alternating blocks",
+            LevelProof::BlocksOfTwo => "blocks of two",
             LevelProof::RegularNormalSubgroup => "regular normal subgroup",
         })
         .collect();

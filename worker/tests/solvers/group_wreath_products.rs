@@ -1,9 +1,11 @@
 //! Wreath products of giants up to degree 1,000 (`Sym(30) wr Sym(20)`, `Sym(10) wr Sym(100)`,
-//! `Sym(250) wr Sym(4)`), whose bases hold nearly every point: their orders come from the
-//! blocks' orientations (`LevelProof::AlternatingBlocks`). Independent oracles: the orders are
-//! the textbook formula `|Sym(m) wr Sym(b)| = (m!)^b · b!` (and half of it for the even part),
-//! and membership is decided from the definition (a permutation mapping blocks onto blocks; an
-//! even one for the even part).
+//! `Sym(250) wr Sym(4)`, `Sym(3) wr Sym(333)`, `Sym(2) wr Sym(500)`), whose bases hold a half to
+//! nearly all of their points: their orders come from the blocks' orientations
+//! (`LevelProof::AlternatingBlocks`) or, for blocks of two points, from a bound by the action on
+//! the blocks (`LevelProof::BlocksOfTwo`). Independent oracles: the orders are the textbook
+//! formula `|Sym(m) wr Sym(b)| = (m!)^b · b!` (and half of it for the subgroups of index 2), and
+//! membership is decided from the definition (a permutation mapping blocks onto blocks; an even
+//! one for the even part; one whose sign is its block permutation's for the other subgroup).
 
 use num_bigint::BigUint;
 use orbit_worker::group::{LevelProof, Perm, PermGroup};
@@ -61,8 +63,17 @@ impl Blocks {
 
     /// A random element of `Sym(m) wr Sym(b)`.
     pub(crate) fn random(&self, rng: &mut ChaCha8Rng) -> Perm {
+        self.random_with_block_parity(rng).0
+    }
+
+    /// A random element of `Sym(m) wr Sym(b)` and whether its permutation of the blocks is even.
+    fn random_with_block_parity(&self, rng: &mut ChaCha8Rng) -> (Perm, bool) {
         let mut blocks: Vec<usize> = (0..self.b).collect();
         blocks.shuffle(rng);
+        let on_blocks = blocks.iter().map(|&i| i as u32).collect();
+        let blocks_even = Perm::from_images(on_blocks, "blocks")
+            .expect("a permutation")
+            .is_even();
         let inside: Vec<Vec<usize>> = (0..self.b)
             .map(|_| {
                 let mut p: Vec<usize> = (0..self.m).collect();
@@ -70,7 +81,10 @@ impl Blocks {
                 p
             })
             .collect();
-        self.element(|i| blocks[i], |i, j| inside[i][j])
+        (
+            self.element(|i| blocks[i], |i, j| inside[i][j]),
+            blocks_even,
+        )
     }
 
     /// A transposition of two points of different blocks: it maps no block onto a block.
@@ -97,8 +111,27 @@ pub(crate) fn build(degree: usize, generators: Vec<Perm>) -> PermGroup {
 /// a swap across blocks and a transposition inside a block (a member of the full product).
 #[test]
 fn group_wreath_products_of_giants_up_to_degree_1000() {
-    let mut rng = ChaCha8Rng::seed_from_u64(6021);
-    for (m, b) in [(30usize, 20usize), (10, 100), (250, 4)] {
+    wreath_products(
+        6021,
+        &[(30, 20), (10, 100), (250, 4)],
+        LevelProof::AlternatingBlocks,
+    );
+}
+
+/// The same for `Sym(3) wr Sym(333)` (proven through the orientations, whose group, of degree
+/// 666, has blocks of two points) and `Sym(2) wr Sym(500)` (proven from its blocks of two: its
+/// chain's own proofs took minutes, and its explicit transversals alone were over the chain's
+/// memory limit).
+#[test]
+fn group_wreath_products_with_blocks_of_three_and_two_points() {
+    wreath_products(6023, &[(3, 333)], LevelProof::AlternatingBlocks);
+    wreath_products(6024, &[(2, 500)], LevelProof::BlocksOfTwo);
+}
+
+/// The checks of the two tests above, each level proven by `proof`.
+fn wreath_products(seed: u64, shapes: &[(usize, usize)], proof: LevelProof) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for &(m, b) in shapes {
         let blocks = Blocks::new(m, b, &mut rng);
         let d = m * b;
         let g = build(d, blocks.generators());
@@ -109,9 +142,7 @@ fn group_wreath_products_of_giants_up_to_degree_1000() {
             "{label}"
         );
         assert!(
-            g.level_proofs()
-                .iter()
-                .all(|&p| p == LevelProof::AlternatingBlocks),
+            g.level_proofs().iter().all(|&p| p == proof),
             "{label}: {:?}",
             g.level_proofs().first()
         );
@@ -146,5 +177,41 @@ fn group_even_part_of_a_wreath_product_of_giants() {
     for _ in 0..10 {
         let x = blocks.random(&mut rng);
         assert_eq!(g.contains(&x), x.is_even(), "{x:?}");
+    }
+}
+
+/// The two subgroups of index 2 of `Sym(2) wr Sym(200)` (400 points) that its blocks of two
+/// bound (see `blocks_of_two`), each from 4 random members: the even part (a member is in it
+/// exactly when it is an even permutation) and the one whose members' signs are their block
+/// permutations' signs (the Weyl group of type `D` is the first; this is the other).
+#[test]
+fn group_subgroups_of_index_two_of_a_wreath_product_with_blocks_of_two() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6025);
+    let (m, b) = (2usize, 200usize);
+    let blocks = Blocks::new(m, b, &mut rng);
+    let full = factorial(m).pow(b as u32) * factorial(b);
+    // Whether an element of the wreath product, with the parity of its block permutation, is in
+    // the subgroup.
+    type Inside = fn(&Perm, bool) -> bool;
+    let tests: [(&str, Inside); 2] = [
+        ("even", |x, _| x.is_even()),
+        ("sign of the blocks", |x, blocks_even| {
+            x.is_even() == blocks_even
+        }),
+    ];
+    for (label, inside) in tests {
+        let mut members = std::iter::repeat_with(|| blocks.random_with_block_parity(&mut rng))
+            .filter(|(x, blocks_even)| inside(x, *blocks_even));
+        let generators: Vec<Perm> = (0..4).map(|_| members.next().expect("endless").0).collect();
+        let g = build(m * b, generators);
+        assert_eq!(g.order(), &full / 2u32, "{label}");
+        assert!(
+            g.level_proofs().contains(&LevelProof::BlocksOfTwo),
+            "{label}"
+        );
+        for _ in 0..10 {
+            let (x, blocks_even) = blocks.random_with_block_parity(&mut rng);
+            assert_eq!(g.contains(&x), inside(&x, blocks_even), "{label}: {x:?}");
+        }
     }
 }

@@ -19,6 +19,7 @@ pub(crate) use sizes::order_bits_bound;
 pub use sizes::{chain_budget, check_group_sizes, perm_group_memory_estimate};
 
 use super::alternating_blocks::recognise_alternating_blocks;
+use super::blocks_of_two::recognise_blocks_of_two;
 use super::cyclic::CyclicGroup;
 use super::giant_recognition::{Giant, recognise_giant};
 use super::invariant_lines::action_on_lines;
@@ -397,10 +398,12 @@ impl PermGroup {
         }
         // A transitive group containing its minimal blocks' alternating groups (a wreath product
         // of giants) has a base of nearly every point: its order comes from the blocks'
-        // orientations instead (see `alternating_blocks`), asked for only where the chain's own
-        // proofs would be expensive, and only for a long base: such a group's base has at least
-        // a third of its points (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`), a primitive
-        // group's other than a giant far fewer, and the 3-cycle's search is not free.
+        // orientations instead (see `alternating_blocks`); one whose minimal blocks have two
+        // points, a base of half of them: an upper bound from its action on the blocks (see
+        // `blocks_of_two`). Asked for only where the chain's own proofs would be expensive, and
+        // only for a long base: such a group's base has at least a third of its points (`Alt(m)^b`
+        // needs `b · (m - 2)` with `m >= 3`; `2^b`, `b`), a primitive group's other than a giant
+        // far fewer, and the 3-cycle's search is not free.
         let blocks_order = |base_len: usize, budget_left: u64, ctx: &SolveContext| {
             let transitive = orbits.iter().filter(|o| o.len() > 1).count() == 1;
             if !transitive
@@ -409,24 +412,33 @@ impl PermGroup {
             {
                 return Ok(None);
             }
+            // The order of the group of an action (the generators' images), within what the
+            // chain left; `None` beyond it (the chain's own proofs then).
+            let image_order = |images: Vec<Perm>| {
+                let image_limits = Limits {
+                    max_group_chain_bytes: budget_left,
+                    ..limits.clone()
+                };
+                let degree = images[0].degree();
+                match PermGroup::new_with_tuning(degree, images, ctx, &image_limits, tuning) {
+                    Ok(image) => Ok(Some(image.order)),
+                    Err(SolveError::LimitExceeded { .. }) => Ok(None),
+                    Err(e) => Err(e),
+                }
+            };
             let all: Vec<u32> = (0..inner_degree as u32).collect();
-            let Some(mut blocks) =
+            if let Some(mut blocks) =
                 recognise_alternating_blocks(inner_degree, &all, &inner_gens, SEED, ctx)?
-            else {
-                return Ok(None);
-            };
-            let images = std::mem::take(&mut blocks.orientations);
-            let image_limits = Limits {
-                max_group_chain_bytes: budget_left,
-                ..limits.clone()
-            };
-            let degree = images[0].degree();
-            match PermGroup::new_with_tuning(degree, images, ctx, &image_limits, tuning) {
-                Ok(image) => Ok(Some(blocks.group_order(&image.order))),
-                // Out of what the chain left: the chain's own proofs then.
-                Err(SolveError::LimitExceeded { .. }) => Ok(None),
-                Err(e) => Err(e),
+            {
+                let images = std::mem::take(&mut blocks.orientations);
+                return Ok(image_order(images)?
+                    .map(|order| (blocks.group_order(&order), LevelProof::AlternatingBlocks)));
             }
+            if let Some(blocks) = recognise_blocks_of_two(inner_degree, &inner_gens, ctx)? {
+                return Ok(image_order(blocks.on_blocks.clone())?
+                    .map(|order| (blocks.order_bound(&order), LevelProof::BlocksOfTwo)));
+            }
+            Ok(None)
         };
         let chain = match known_order_chain {
             Some(chain) => chain,

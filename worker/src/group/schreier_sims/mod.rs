@@ -200,13 +200,19 @@ pub enum LevelProof {
     /// the group's action on the orientations of its minimal blocks, whose alternating groups it
     /// contains (`Sym(50) wr Sym(20)`; see `alternating_blocks`).
     AlternatingBlocks,
+    /// The whole chain at once: the product of its orbit lengths equals an upper bound on the
+    /// order proven from the group's action on its minimal blocks of two points (`Sym(2) wr
+    /// Sym(500)`; see `blocks_of_two`).
+    BlocksOfTwo,
 }
 
-/// An exact order of the group proven outside the chain, asked for only when completing the
-/// chain by its own proofs would be expensive: called with the base length the random phase
-/// found and the chain budget left, it returns `Ok(None)` when it does not apply.
-pub(crate) type OrderProof<'a> =
-    dyn Fn(usize, u64, &SolveContext) -> Result<Option<num_bigint::BigUint>, SolveError> + 'a;
+/// An upper bound on the group's order proven outside the chain, and the proof a chain reaching
+/// it records (such a chain is complete: its product is the order of a subgroup); asked for only
+/// when completing the chain by its own proofs would be expensive: called with the base length
+/// the random phase found and the chain budget left, it returns `Ok(None)` when it does not
+/// apply.
+pub(crate) type OrderProof<'a> = dyn Fn(usize, u64, &SolveContext) -> Result<Option<(num_bigint::BigUint, LevelProof)>, SolveError>
+    + 'a;
 
 /// Internal knobs of the chain (the answers never depend on them, only time and memory).
 #[derive(Debug, Clone, Copy)]
@@ -441,10 +447,10 @@ impl Chain {
     /// per membership test, a number of tests independent of `|Δ_i|`, plus a few random
     /// Schreier–Sims runs of subgroups.
     ///
-    /// `order_proof`, when given, is asked for the group's order where the chain's own proofs
-    /// would be expensive: a chain whose product reaches that order (more random elements
-    /// sifted, [`KNOWN_ORDER_PATIENCE`] in a row at most without progress) is complete
-    /// ([`LevelProof::AlternatingBlocks`]); otherwise the proofs go on as without it.
+    /// `order_proof`, when given, is asked for an upper bound on the group's order where the
+    /// chain's own proofs would be expensive: a chain whose product reaches it (more random
+    /// elements sifted, [`KNOWN_ORDER_PATIENCE`] in a row at most without progress) is complete
+    /// (with the proof `order_proof` names); otherwise the proofs go on as without it.
     pub(crate) fn build(
         inputs: &ChainInputs<'_>,
         order_proof: Option<&OrderProof<'_>>,
@@ -477,12 +483,12 @@ impl Chain {
         let expensive = chain.completion_work_estimate() > CERTIFICATE_WORK_THRESHOLD;
         if expensive
             && let Some(order_proof) = order_proof
-            && let Some(order) = order_proof(chain.levels.len(), chain.budget_left(), ctx)?
+            && let Some((bound, proof)) = order_proof(chain.levels.len(), chain.budget_left(), ctx)?
         {
             let random = ProductReplacement::new(n, generators, seed ^ ORDER_PROOF_SEED, ctx)?;
-            if chain.grow_to_order(&order, random, ctx)? {
+            if chain.grow_to_order(&bound, random, ctx)? {
                 for lvl in &mut chain.levels {
-                    lvl.proof = Some(LevelProof::AlternatingBlocks);
+                    lvl.proof = Some(proof);
                 }
                 return Ok(chain);
             }
