@@ -1128,3 +1128,24 @@ fn group_words_wreath_products_of_giants_of_degree_600_and_1000() {
         );
     }
 }
+
+/// `Sym(2) wr Sym(500)` (degree 1,000; its order proven from its blocks of two): words through
+/// the action on the blocks (the kernel `C_2^500` by elimination), two random members' words
+/// multiplied out here, and none for a swap across blocks.
+#[test]
+fn group_words_wreath_product_with_blocks_of_two_of_degree_1000() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6026);
+    let (m, b) = (2usize, 500usize);
+    let blocks = crate::group_wreath_products::Blocks::new(m, b, &mut rng);
+    let (d, gens) = (m * b, blocks.generators());
+    let group = crate::group_wreath_products::build(d, gens.clone());
+    let words = words_for(&group, 1);
+    assert_eq!(words.method(), WordMethod::ActionKernel);
+    for _ in 0..2 {
+        let x = blocks.random(&mut rng);
+        let word = words.word_of(&x).expect("member");
+        assert_reduced(&word, "Sym(2) wr Sym(500)");
+        assert_eq!(multiply_out(&word, &gens, d), x.images());
+    }
+    assert!(words.word_of(&blocks.across()).is_none());
+}
