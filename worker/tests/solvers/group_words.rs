@@ -875,14 +875,13 @@ fn words_through_an_action(
 /// through an action, down their kernel's series of signs on the blocks, rotations and an
 /// elementary abelian bottom: `C_2 wr Sym(30)` and its subgroup of even flips (kernel `C_2^29`:
 /// an odd number of flips is a non-member with a member's image on the blocks), `C_3 wr
-/// Sym(26)`, `Sym(3) wr Sym(26)` (kernel `Sym(3)^26`: signs `C_2^26`, rotations `C_3^26`),
-/// `Sym(4) wr Sym(20)` (kernel `Sym(4)^20`: signs, rotations of the pairings `C_3^20`, then
-/// `V_4^20`), `PSL(2,47) wr Sym(8)` (each block's
+/// Sym(26)`, `Sym(4) wr Sym(20)` (kernel `Sym(4)^20`: signs, rotations of the pairings `C_3^20`,
+/// then `V_4^20`), `PSL(2,47) wr Sym(8)` (each block's
 /// group beyond a table and not alternating: its own words in the block's elements), and
 /// `Sym(30)` acting on two copies of its points (faithful on each: trivial kernel); and
-/// `Sym(5) wr Sym(12)`, `Sym(9) wr Sym(6)` and `Sym(40) wr Sym(3)` through the orientations of
-/// their blocks (the image's words, then conjugates of one 3-cycle of the group for the
-/// blocks' alternating groups). Orders against their formulas, each random member's word
+/// `Sym(3) wr Sym(26)`, `Sym(5) wr Sym(12)`, `Sym(9) wr Sym(6)` and `Sym(40) wr Sym(3)` through
+/// the orientations of their blocks (the image's words, then conjugates of one 3-cycle of the
+/// group for the blocks' alternating groups). Orders against their formulas, each random member's word
 /// multiplied out here, and non-members (by construction) get none.
 #[test]
 fn group_words_through_an_action_down_the_kernels_series() {
@@ -909,9 +908,9 @@ fn group_words_through_an_action_down_the_kernels_series() {
         } else {
             num_bigint::BigUint::from(b)
         };
-        // Transitive with the blocks' alternating groups (blocks of five points or more): the
-        // orientations, else the kernel's series.
-        let method = if full && b >= 5 {
+        // Transitive with the blocks' alternating groups (blocks of three, or of five points or
+        // more): the orientations, else the kernel's series.
+        let method = if full && (b == 3 || b >= 5) {
             WordMethod::AlternatingBlocks
         } else {
             WordMethod::ActionKernel
@@ -1147,5 +1146,71 @@ fn group_words_wreath_product_with_blocks_of_two_of_degree_1000() {
         assert_reduced(&word, "Sym(2) wr Sym(500)");
         assert_eq!(multiply_out(&word, &gens, d), x.images());
     }
+    assert!(words.word_of(&blocks.across()).is_none());
+}
+
+/// Groups with minimal blocks of three points that contain the blocks' alternating groups,
+/// through the orientations (`Alt(3)` on a block is one conjugate of the base 3-cycle or its
+/// inverse) where the recognition's 3-cycle turns up (at least half of them; the others go
+/// through the action on the blocks or the tables): 24 random groups, each from three random
+/// elements of `Sym(3) wr Sym(b)` or of `Alt(3) wr Sym(b)` (`b` from 12 to 40, points
+/// relabelled), with the group's own membership
+/// test (its stabiliser chain) as the oracle: members (products of random generators and random
+/// elements of the wreath product that are members) get words that multiply out to them,
+/// non-members none. Then `Sym(3) wr Sym(333)` (degree 999) from its standard generators.
+#[test]
+fn group_words_wreath_products_with_blocks_of_three_points() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6027);
+    let mut through_orientations = 0;
+    for case in 0..24 {
+        let b = rng.random_range(12..=40usize);
+        let blocks = crate::group_wreath_products::Blocks::new(3, b, &mut rng);
+        let d = 3 * b;
+        // Alt(3) wr Sym(b): the even elements of each block's points, hence `Sym(3)`'s rotations.
+        let rotations_only = case % 3 == 0;
+        let element = |rng: &mut ChaCha8Rng| {
+            if rotations_only {
+                blocks.random_even_inside(rng)
+            } else {
+                blocks.random(rng)
+            }
+        };
+        let gens: Vec<Perm> = (0..3).map(|_| element(&mut rng)).collect();
+        let group = crate::group_wreath_products::build(d, gens.clone());
+        if group.orbits_ref().iter().filter(|o| o.len() > 1).count() != 1 {
+            continue;
+        }
+        let words = words_for(&group, 1);
+        let label = format!("case {case}: degree {d}");
+        through_orientations += usize::from(words.method() == WordMethod::AlternatingBlocks);
+        let mut members = vec![];
+        for _ in 0..3 {
+            let mut x = Perm::identity(d);
+            for _ in 0..40 {
+                x = x.compose(gens.choose(&mut rng).expect("generators"));
+            }
+            members.push(x);
+        }
+        members.extend((0..6).map(|_| element(&mut rng)));
+        for x in members {
+            match words.word_of(&x) {
+                Some(word) => {
+                    assert!(group.contains(&x), "{label}: a word for a non-member");
+                    assert_reduced(&word, &label);
+                    assert_eq!(multiply_out(&word, &gens, d), x.images(), "{label}");
+                }
+                None => assert!(!group.contains(&x), "{label}: no word for a member"),
+            }
+        }
+    }
+    assert!(through_orientations >= 12, "{through_orientations}");
+    let blocks = crate::group_wreath_products::Blocks::new(3, 333, &mut rng);
+    let gens = blocks.generators();
+    let group = crate::group_wreath_products::build(999, gens.clone());
+    let words = words_for(&group, 1);
+    assert_eq!(words.method(), WordMethod::AlternatingBlocks);
+    let x = blocks.random(&mut rng);
+    let word = words.word_of(&x).expect("member");
+    assert_eq!(multiply_out(&word, &gens, 999), x.images());
     assert!(words.word_of(&blocks.across()).is_none());
 }

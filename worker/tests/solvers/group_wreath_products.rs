@@ -87,6 +87,28 @@ impl Blocks {
         )
     }
 
+    /// A random element of `Alt(m) wr Sym(b)`: each block goes to its image by an even
+    /// permutation of the points' numbers.
+    pub(crate) fn random_even_inside(&self, rng: &mut ChaCha8Rng) -> Perm {
+        let mut blocks: Vec<usize> = (0..self.b).collect();
+        blocks.shuffle(rng);
+        let inside: Vec<Vec<usize>> = (0..self.b)
+            .map(|_| {
+                let mut p: Vec<usize> = (0..self.m).collect();
+                p.shuffle(rng);
+                let images = p.iter().map(|&j| j as u32).collect();
+                if !Perm::from_images(images, "inside")
+                    .expect("a permutation")
+                    .is_even()
+                {
+                    p.swap(0, 1);
+                }
+                p
+            })
+            .collect();
+        self.element(|i| blocks[i], |i, j| inside[i][j])
+    }
+
     /// A transposition of two points of different blocks: it maps no block onto a block.
     pub(crate) fn across(&self) -> Perm {
         let d = self.m * self.b;

@@ -169,6 +169,24 @@ impl TreeLevel {
         w
     }
 
+    /// `a` under the tree's representative for `p`.
+    fn apply_rep_of(&self, p: u32, a: u32) -> u32 {
+        let mut steps = Vec::new();
+        let mut x = p;
+        while x != self.root {
+            steps.push(self.via[x as usize]);
+            x = self.parent[x as usize];
+        }
+        steps.iter().rev().fold(a, |a, &v| {
+            let e = &self.edges[(v / 2) as usize];
+            if v.is_multiple_of(2) {
+                e.perm[a as usize]
+            } else {
+                e.inv[a as usize]
+            }
+        })
+    }
+
     /// `a` under the inverse of the tree's representative for `p`.
     fn apply_inverse_of(&self, p: u32, mut a: u32) -> u32 {
         let mut x = p;
@@ -211,10 +229,12 @@ pub(crate) struct GiantWords {
     /// The moved points: the trees act on their numbers.
     points: MovedPoints,
     orders: GeneratorOrders,
-    /// The word of the base element.
+    /// The word of the base element, and its points in cycle order (`p → q → r → p`).
     base_word: Word,
+    base_points: [u32; 3],
     /// One tree per point `p, q, r` of the base 3-cycle (in its cycle order): level `j` belongs
-    /// to the stabiliser of the first `j`, rooted at the next.
+    /// to the stabiliser of the first `j`, rooted at the next; only the first on blocks of three
+    /// points.
     levels: Vec<TreeLevel>,
     /// For `Sym`: an odd generator (inner images of its inverse, and its one-letter word); an odd
     /// member is that generator times an even permutation.
@@ -270,7 +290,7 @@ impl GiantWords {
     }
 
     /// Words for `Π Alt(B)` over the `blocks` of a block system of `group` (disjoint, of one
-    /// size `b >= 5`, together every point the group moves), a subgroup of `group`: the members
+    /// size `b = 3` or `b >= 5`, together every point the group moves), a subgroup of `group`: the members
     /// even on every block that map each block onto itself (the bottom of the kernel of
     /// `Sym(100) wr Sym(2)` on its blocks). The base element is a 3-cycle of the group (every
     /// 3-cycle of a group preserving blocks of at least four points lies in one block), and the
@@ -435,10 +455,17 @@ impl GiantWords {
         // they may generate less than the stabiliser (on blocks of ten points, a group whose
         // two-point stabiliser fixes the rest of the block): a level falling short sends the one
         // above back for more, until that one has all of its Schreier generators.
-        let mut levels: Vec<TreeLevel> = Vec::with_capacity(3);
+        // On blocks of three points one tree will do: a conjugate of the base element whose
+        // first point is `a` is a 3-cycle of `a`'s block, the one wanted or its inverse.
+        let trees = if blocks.is_some_and(|b| b[0].len() == 3) {
+            1
+        } else {
+            3
+        };
+        let mut levels: Vec<TreeLevel> = Vec::with_capacity(trees);
         levels.push(TreeLevel::new(support[0], generators, m));
         let (mut at_least, mut complete) = ([LEVEL_GENERATORS; 3], [true; 3]);
-        while levels.len() < 3 {
+        while levels.len() < trees {
             ctx.check()?;
             let j = levels.len();
             let (level, all) = stabiliser_level(
@@ -468,6 +495,7 @@ impl GiantWords {
             points,
             orders,
             base_word,
+            base_points: support,
             levels,
             odd,
             block_of,
@@ -534,9 +562,18 @@ impl GiantWords {
             return Ok(None);
         }
         let mut piece = |targets: [u32; 3]| -> Result<(), u64> {
-            let u = self.conjugator(&targets);
+            let u = self.conjugator(&targets[..self.levels.len()]);
             w.append_inverse(&u, &self.orders);
-            w.append(&self.base_word, &self.orders);
+            // With one tree (blocks of three points) `u` maps `p` to `a` and `q` into `a`'s
+            // block: onto `b` for the 3-cycle `(a b c)`, else onto `c` for its inverse.
+            let tree = &self.levels[0];
+            if self.levels.len() == 1
+                && tree.apply_rep_of(targets[0], self.base_points[1]) != targets[1]
+            {
+                w.append_inverse(&self.base_word, &self.orders);
+            } else {
+                w.append(&self.base_word, &self.orders);
+            }
             w.append(&u, &self.orders);
             if w.len() > max_letters {
                 return Err(w.len());
