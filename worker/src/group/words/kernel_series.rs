@@ -100,22 +100,46 @@ impl Layer {
     /// The product `Π e_j^{λ_j}` of the layer's elements (exponents `λ_j` taken in
     /// `(-p/2, p/2]`), with its word.
     fn product(&self, exponents: &[u8], degree: usize, orders: &GeneratorOrders) -> (Perm, Word) {
-        let p = self.space.prime() as i64;
+        (
+            self.product_perm(exponents, degree),
+            self.product_word(exponents, orders),
+        )
+    }
+
+    /// The permutation of [`product`](Self::product) alone: `O(d)` per element, where the
+    /// word can take millions of letters (500 elements of a few thousand letters each for the
+    /// signs of `Sym(2) wr Sym(500)`), wasted on a candidate the product cancels.
+    fn product_perm(&self, exponents: &[u8], degree: usize) -> Perm {
         let mut y = Perm::identity(degree);
+        for ((perm, _), e) in self.elements.iter().zip(self.signed(exponents)) {
+            if e != 0 {
+                y = y.compose(&perm.pow(e));
+            }
+        }
+        y
+    }
+
+    /// The word of [`product`](Self::product) alone.
+    fn product_word(&self, exponents: &[u8], orders: &GeneratorOrders) -> Word {
         let mut word = Word::identity();
-        for ((perm, w), &e) in self.elements.iter().zip(exponents) {
-            let e = if 2 * e as i64 > p {
+        for ((_, w), e) in self.elements.iter().zip(self.signed(exponents)) {
+            if e != 0 {
+                word.append_power(w, e, orders);
+            }
+        }
+        word
+    }
+
+    /// The exponents taken in `(-p/2, p/2]`.
+    fn signed<'a>(&self, exponents: &'a [u8]) -> impl Iterator<Item = i64> + 'a {
+        let p = self.space.prime() as i64;
+        exponents.iter().map(move |&e| {
+            if 2 * e as i64 > p {
                 e as i64 - p
             } else {
                 e as i64
-            };
-            if e == 0 {
-                continue;
             }
-            y = y.compose(&perm.pow(e));
-            word.append_power(w, e, orders);
-        }
-        (y, word)
+        })
     }
 }
 
@@ -315,12 +339,12 @@ impl KernelSeriesWords {
                 self.kept.push(Kept::Layer(l, j));
                 return Ok(Inserted::New);
             };
-            let (y, y_word) = layer.product(&exponents, self.degree, orders);
+            let y = layer.product_perm(&exponents, self.degree);
             x = x.compose(&y.inverse());
-            word.append_inverse(&y_word, orders);
             if x.is_identity() {
                 return Ok(Inserted::Redundant);
             }
+            word.append_inverse(&layer.product_word(&exponents, orders), orders);
             return Err((x, word));
         }
         let (inserted, found_len) = match &mut self.bottom {
