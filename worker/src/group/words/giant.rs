@@ -149,16 +149,22 @@ impl TreeLevel {
         self.parent.iter().filter(|&&p| p != NONE).count()
     }
 
-    /// The word of the tree's representative for `p` (it sends the root to `p`).
-    fn word_to(&self, p: u32, orders: &GeneratorOrders) -> Word {
+    /// The edges (as in `via`) of the tree's path from the root to `p`, in order.
+    fn steps_to(&self, p: u32) -> Vec<u32> {
         let mut steps = Vec::new();
         let mut x = p;
         while x != self.root {
             steps.push(self.via[x as usize]);
             x = self.parent[x as usize];
         }
+        steps.reverse();
+        steps
+    }
+
+    /// The word of the tree's representative for `p` (it sends the root to `p`).
+    fn word_to(&self, p: u32, orders: &GeneratorOrders) -> Word {
         let mut w = Word::identity();
-        for &v in steps.iter().rev() {
+        for v in self.steps_to(p) {
             let e = &self.edges[(v / 2) as usize];
             if v.is_multiple_of(2) {
                 w.append(&e.word, orders);
@@ -171,13 +177,7 @@ impl TreeLevel {
 
     /// `a` under the tree's representative for `p`.
     fn apply_rep_of(&self, p: u32, a: u32) -> u32 {
-        let mut steps = Vec::new();
-        let mut x = p;
-        while x != self.root {
-            steps.push(self.via[x as usize]);
-            x = self.parent[x as usize];
-        }
-        steps.iter().rev().fold(a, |a, &v| {
+        self.steps_to(p).into_iter().fold(a, |a, v| {
             let e = &self.edges[(v / 2) as usize];
             if v.is_multiple_of(2) {
                 e.perm[a as usize]
@@ -206,14 +206,8 @@ impl TreeLevel {
 
     /// The tree's representative for `p`, as images of all `m` points.
     fn perm_to(&self, p: u32, m: usize) -> Vec<u32> {
-        let mut steps = Vec::new();
-        let mut x = p;
-        while x != self.root {
-            steps.push(self.via[x as usize]);
-            x = self.parent[x as usize];
-        }
         let mut images: Vec<u32> = (0..m as u32).collect();
-        for &v in steps.iter().rev() {
+        for v in self.steps_to(p) {
             let e = &self.edges[(v / 2) as usize];
             let step = if v.is_multiple_of(2) { &e.perm } else { &e.inv };
             images.iter_mut().for_each(|y| *y = step[*y as usize]);
@@ -290,12 +284,12 @@ impl GiantWords {
     }
 
     /// Words for `Π Alt(B)` over the `blocks` of a block system of `group` (disjoint, of one
-    /// size `b = 3` or `b >= 5`, together every point the group moves), a subgroup of `group`: the members
-    /// even on every block that map each block onto itself (the bottom of the kernel of
-    /// `Sym(100) wr Sym(2)` on its blocks). The base element is a 3-cycle of the group (every
-    /// 3-cycle of a group preserving blocks of at least four points lies in one block), and the
+    /// size `b = 3` or `b >= 5`, together every point the group moves), a subgroup of `group`:
+    /// the members even on every block that map each block onto itself (the bottom of the kernel
+    /// of `Sym(100) wr Sym(2)` on its blocks). The base element is a 3-cycle of the group (every
+    /// 3-cycle of a group preserving blocks of at least three points lies in one block), and the
     /// trees act on all moved points: the first maps the base element's first point anywhere,
-    /// the next two stay in its block. The caller proves that the group contains every `Alt(B)`
+    /// the next two stay in its block (on blocks of three points the first is enough). The caller proves that the group contains every `Alt(B)`
     /// (by the kernel's order) before asking, else the search would not end (it is
     /// cancellable).
     pub(crate) fn on_blocks(
