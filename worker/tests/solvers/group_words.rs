@@ -875,13 +875,13 @@ fn words_through_an_action(
 /// through an action, down their kernel's series of signs on the blocks, rotations and an
 /// elementary abelian bottom: `C_2 wr Sym(30)` and its subgroup of even flips (kernel `C_2^29`:
 /// an odd number of flips is a non-member with a member's image on the blocks), `C_3 wr
-/// Sym(26)`, `Sym(4) wr Sym(20)` (kernel `Sym(4)^20`: signs, rotations of the pairings `C_3^20`,
-/// then `V_4^20`), `PSL(2,47) wr Sym(8)` (each block's
+/// Sym(26)`, `PSL(2,47) wr Sym(8)` (each block's
 /// group beyond a table and not alternating: its own words in the block's elements), and
 /// `Sym(30)` acting on two copies of its points (faithful on each: trivial kernel); and
-/// `Sym(3) wr Sym(26)`, `Sym(5) wr Sym(12)`, `Sym(9) wr Sym(6)` and `Sym(40) wr Sym(3)` through
-/// the orientations of their blocks (the image's words, then conjugates of one 3-cycle of the
-/// group for the blocks' alternating groups). Orders against their formulas, each random member's word
+/// `Sym(3) wr Sym(26)`, `Sym(4) wr Sym(20)`, `Sym(5) wr Sym(12)`, `Sym(9) wr Sym(6)` and
+/// `Sym(40) wr Sym(3)` through the orientations of their blocks (the image's words, then
+/// conjugates of one 3-cycle of the group for the blocks' alternating groups; the series of
+/// `Sym(4)^k`, signs, rotations of the pairings, `V_4^k`, is tested in `kernel_series`). Orders against their formulas, each random member's word
 /// multiplied out here, and non-members (by construction) get none.
 #[test]
 fn group_words_through_an_action_down_the_kernels_series() {
@@ -908,9 +908,9 @@ fn group_words_through_an_action_down_the_kernels_series() {
         } else {
             num_bigint::BigUint::from(b)
         };
-        // Transitive with the blocks' alternating groups (blocks of three, or of five points or
-        // more): the orientations, else the kernel's series.
-        let method = if full && (b == 3 || b >= 5) {
+        // Transitive with the blocks' alternating groups: the orientations, else the kernel's
+        // series.
+        let method = if full {
             WordMethod::AlternatingBlocks
         } else {
             WordMethod::ActionKernel
@@ -1149,27 +1149,29 @@ fn group_words_wreath_product_with_blocks_of_two_of_degree_1000() {
     assert!(words.word_of(&blocks.across()).is_none());
 }
 
-/// Groups with minimal blocks of three points that contain the blocks' alternating groups,
-/// through the orientations (`Alt(3)` on a block is one conjugate of the base 3-cycle or its
-/// inverse) where the recognition's 3-cycle turns up (at least half of them; the others go
-/// through the action on the blocks or the tables): 24 random groups, each from three random
-/// elements of `Sym(3) wr Sym(b)` or of `Alt(3) wr Sym(b)` (`b` from 12 to 40, points
-/// relabelled), with the group's own membership
-/// test (its stabiliser chain) as the oracle: members (products of random generators and random
-/// elements of the wreath product that are members) get words that multiply out to them,
-/// non-members none. Then `Sym(3) wr Sym(333)` (degree 999) from its standard generators.
+/// Groups with minimal blocks of three or four points that contain the blocks' alternating
+/// groups, through the orientations (`Alt(3)` on a block is one conjugate of the base 3-cycle
+/// or its inverse; on four points, whose two-point stabiliser in `Alt(4)` is trivial, one
+/// conjugate or two) where the recognition's 3-cycle turns up (at least half of them; the others
+/// go through the action on the blocks or the tables): 48 random groups, each from three random
+/// elements of `Sym(m) wr Sym(b)` or of `Alt(m) wr Sym(b)` (`m` 3 or 4, `b` from 12 to 40,
+/// points relabelled), with the group's own membership test (its stabiliser chain) as the
+/// oracle: members (products of random generators and random elements of the wreath product
+/// that are members) get words that multiply out to them, non-members none. Then `Sym(3) wr
+/// Sym(333)` (degree 999) from its standard generators.
 #[test]
-fn group_words_wreath_products_with_blocks_of_three_points() {
+fn group_words_wreath_products_with_blocks_of_three_and_four_points() {
     let mut rng = ChaCha8Rng::seed_from_u64(6027);
     let mut through_orientations = 0;
-    for case in 0..24 {
+    for case in 0..48 {
+        let m = 3 + case % 2;
         let b = rng.random_range(12..=40usize);
-        let blocks = crate::group_wreath_products::Blocks::new(3, b, &mut rng);
-        let d = 3 * b;
-        // Alt(3) wr Sym(b): the even elements of each block's points, hence `Sym(3)`'s rotations.
-        let rotations_only = case % 3 == 0;
+        let blocks = crate::group_wreath_products::Blocks::new(m, b, &mut rng);
+        let d = m * b;
+        // Alt(m) wr Sym(b): even permutations of each block's points.
+        let even_inside = case % 3 == 0;
         let element = |rng: &mut ChaCha8Rng| {
-            if rotations_only {
+            if even_inside {
                 blocks.random_even_inside(rng)
             } else {
                 blocks.random(rng)
@@ -1203,7 +1205,7 @@ fn group_words_wreath_products_with_blocks_of_three_points() {
             }
         }
     }
-    assert!(through_orientations >= 12, "{through_orientations}");
+    assert!(through_orientations >= 24, "{through_orientations}");
     let blocks = crate::group_wreath_products::Blocks::new(3, 333, &mut rng);
     let gens = blocks.generators();
     let group = crate::group_wreath_products::build(999, gens.clone());

@@ -30,12 +30,6 @@ use crate::limits::Limits;
 
 /// Seed of the recognition's random elements (the words never depend on it).
 const SEED: u64 = 0x0a17_b10c;
-/// Fewest points of a block: the giants' 3-cycles are conjugate in `Alt(m)` from `m = 5` on
-/// (`Alt(3)` is the base element's conjugate or its inverse; `Alt(4)`'s 3-cycles fall in two
-/// classes, and its blocks go to another method).
-const MIN_BLOCK: usize = 5;
-/// Blocks of this many points are taken too.
-const THREE_POINTS: usize = 3;
 
 /// Words through the blocks' orientations and their alternating groups (see the module
 /// documentation).
@@ -52,8 +46,8 @@ pub(super) struct AlternatingBlocksWords {
 
 impl AlternatingBlocksWords {
     /// Builds the words for `group`, or returns `Ok(None)` when it is not transitive on the
-    /// points it moves, or not proven to contain the alternating groups of minimal blocks of
-    /// three or at least five points (then another method applies).
+    /// points it moves, or not proven to contain the alternating groups of its minimal blocks
+    /// (then another method applies).
     ///
     /// # Arguments
     /// As [`GroupWords::new`]: `Ĝ`'s chain and words and the giants' share `budget_bytes`.
@@ -88,9 +82,6 @@ impl AlternatingBlocksWords {
         else {
             return Ok(None);
         };
-        if blocks.block_size() < MIN_BLOCK && blocks.block_size() != THREE_POINTS {
-            return Ok(None);
-        }
         let over_budget = |what: &str, bytes: u64| {
             SolveError::limit_shown(
                 format!("words of the group of degree {degree} ({what}, {bytes} bytes)"),

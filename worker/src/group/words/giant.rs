@@ -227,8 +227,8 @@ pub(crate) struct GiantWords {
     base_word: Word,
     base_points: [u32; 3],
     /// One tree per point `p, q, r` of the base 3-cycle (in its cycle order): level `j` belongs
-    /// to the stabiliser of the first `j`, rooted at the next; only the first on blocks of three
-    /// points.
+    /// to the stabiliser of the first `j`, rooted at the next; only the first one or two on blocks
+    /// of three or four points.
     levels: Vec<TreeLevel>,
     /// For `Sym`: an odd generator (inner images of its inverse, and its one-letter word); an odd
     /// member is that generator times an even permutation.
@@ -284,12 +284,13 @@ impl GiantWords {
     }
 
     /// Words for `Π Alt(B)` over the `blocks` of a block system of `group` (disjoint, of one
-    /// size `b = 3` or `b >= 5`, together every point the group moves), a subgroup of `group`:
+    /// size `b >= 3`, together every point the group moves), a subgroup of `group`:
     /// the members even on every block that map each block onto itself (the bottom of the kernel
     /// of `Sym(100) wr Sym(2)` on its blocks). The base element is a 3-cycle of the group (every
     /// 3-cycle of a group preserving blocks of at least three points lies in one block), and the
     /// trees act on all moved points: the first maps the base element's first point anywhere,
-    /// the next two stay in its block (on blocks of three points the first is enough). The caller proves that the group contains every `Alt(B)`
+    /// the next two stay in its block (on blocks of three or four points, see
+    /// [`append_three_cycle`](Self::append_three_cycle)). The caller proves that the group contains every `Alt(B)`
     /// (by the kernel's order) before asking, else the search would not end (it is
     /// cancellable).
     pub(crate) fn on_blocks(
@@ -449,12 +450,11 @@ impl GiantWords {
         // they may generate less than the stabiliser (on blocks of ten points, a group whose
         // two-point stabiliser fixes the rest of the block): a level falling short sends the one
         // above back for more, until that one has all of its Schreier generators.
-        // On blocks of three points one tree will do: a conjugate of the base element whose
-        // first point is `a` is a 3-cycle of `a`'s block, the one wanted or its inverse.
-        let trees = if blocks.is_some_and(|b| b[0].len() == 3) {
-            1
-        } else {
-            3
+        // On blocks of three or four points one or two trees (see `append_three_cycle`).
+        let trees = match blocks.map(|b| b[0].len()) {
+            Some(3) => 1,
+            Some(4) => 2,
+            _ => 3,
         };
         let mut levels: Vec<TreeLevel> = Vec::with_capacity(trees);
         levels.push(TreeLevel::new(support[0], generators, m));
@@ -556,19 +556,7 @@ impl GiantWords {
             return Ok(None);
         }
         let mut piece = |targets: [u32; 3]| -> Result<(), u64> {
-            let u = self.conjugator(&targets[..self.levels.len()]);
-            w.append_inverse(&u, &self.orders);
-            // With one tree (blocks of three points) `u` maps `p` to `a` and `q` into `a`'s
-            // block: onto `b` for the 3-cycle `(a b c)`, else onto `c` for its inverse.
-            let tree = &self.levels[0];
-            if self.levels.len() == 1
-                && tree.apply_rep_of(targets[0], self.base_points[1]) != targets[1]
-            {
-                w.append_inverse(&self.base_word, &self.orders);
-            } else {
-                w.append(&self.base_word, &self.orders);
-            }
-            w.append(&u, &self.orders);
+            self.append_three_cycle(&mut w, targets);
             if w.len() > max_letters {
                 return Err(w.len());
             }
@@ -586,10 +574,67 @@ impl GiantWords {
         Ok(Some(w))
     }
 
+    /// Appends to `w` a word of the 3-cycle `(a b c)`: conjugates `u⁻¹ e^{±1} u` of the base
+    /// element `e = (p q r)` by words `u` from the trees. With three trees `u` maps `p, q, r`
+    /// onto `a, b, c`. On blocks of three points (one tree) `u` maps `p` onto `a`, so `e^u` is
+    /// `(a b c)` or its inverse. On blocks of four (two trees; the two-point stabiliser of
+    /// `Alt(4)` is trivial) `u` maps `p, q` onto `a, x`, so `e^u = (a x y)` with `y` one of
+    /// the other two points: `(a b c)` itself, or `(a c b)` inverted, or else both are
+    /// `(a b d)` and `(a c d)` (`d` the block's fourth point) and `(a b c) = (a b d)·(a d c)`.
+    fn append_three_cycle(&self, w: &mut Word, [a, b, c]: [u32; 3]) {
+        let conjugate = |w: &mut Word, targets: &[u32], inverse: bool| {
+            let u = self.conjugator(targets);
+            w.append_inverse(&u, &self.orders);
+            if inverse {
+                w.append_inverse(&self.base_word, &self.orders);
+            } else {
+                w.append(&self.base_word, &self.orders);
+            }
+            w.append(&u, &self.orders);
+        };
+        let [_, q, r] = self.base_points;
+        match self.levels.len() {
+            1 => conjugate(w, &[a], self.conjugate_image(&[a], q) != b),
+            2 => {
+                if self.conjugate_image(&[a, b], r) == c {
+                    conjugate(w, &[a, b], false);
+                } else if self.conjugate_image(&[a, c], r) == b {
+                    conjugate(w, &[a, c], true);
+                } else {
+                    conjugate(w, &[a, b], false);
+                    conjugate(w, &[a, c], true);
+                }
+            }
+            _ => conjugate(w, &[a, b, c], false),
+        }
+    }
+
+    /// The image of `x` under the element [`conjugator`](Self::conjugator) writes for
+    /// `targets`.
+    fn conjugate_image(&self, targets: &[u32], x: u32) -> u32 {
+        let chosen = self.chosen(targets);
+        self.levels
+            .iter()
+            .zip(&chosen)
+            .rev()
+            .fold(x, |x, (level, &p)| level.apply_rep_of(p, x))
+    }
+
     /// The word of an element `u` with `support[j]^u = targets[j]` for every `j`, from the
     /// trees: `u = w_{c-1} ⋯ w_0` with `w_j` the representative of level `j` for the image of
     /// `targets[j]` under `(w_{j-1} ⋯ w_0)⁻¹`.
     fn conjugator(&self, targets: &[u32]) -> Word {
+        let chosen = self.chosen(targets);
+        let mut u = Word::identity();
+        for (level, &p) in self.levels.iter().zip(&chosen).rev() {
+            u.append(&level.word_to(p, &self.orders), &self.orders);
+        }
+        u
+    }
+
+    /// The trees' points for `targets`: level `j`'s is the image of `targets[j]` under
+    /// `(w_{j-1} ⋯ w_0)⁻¹`.
+    fn chosen(&self, targets: &[u32]) -> Vec<u32> {
         let mut chosen: Vec<u32> = Vec::with_capacity(targets.len());
         for (j, &a) in targets.iter().enumerate() {
             let mut t = a;
@@ -599,11 +644,7 @@ impl GiantWords {
             debug_assert_ne!(self.levels[j].parent[t as usize], NONE);
             chosen.push(t);
         }
-        let mut u = Word::identity();
-        for (level, &p) in self.levels.iter().zip(&chosen).rev() {
-            u.append(&level.word_to(p, &self.orders), &self.orders);
-        }
-        u
+        chosen
     }
 }
 
