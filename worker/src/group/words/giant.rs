@@ -290,9 +290,9 @@ impl GiantWords {
     /// 3-cycle of a group preserving blocks of at least three points lies in one block), and the
     /// trees act on all moved points: the first maps the base element's first point anywhere,
     /// the next two stay in its block (on blocks of three or four points, see
-    /// [`append_three_cycle`](Self::append_three_cycle)). The caller proves that the group contains every `Alt(B)`
-    /// (by the kernel's order) before asking, else the search would not end (it is
-    /// cancellable).
+    /// [`append_three_cycle`](Self::append_three_cycle)). The caller proves that the group
+    /// contains every `Alt(B)` (by the kernel's order) before asking, else the search would not
+    /// end (it is cancellable).
     pub(crate) fn on_blocks(
         group: &PermGroup,
         blocks: &[Vec<u32>],
