@@ -446,16 +446,16 @@ impl GiantWords {
             Some(blocks) if j > 0 => blocks[0].len() - j,
             _ => m - j,
         };
-        // A level stops gathering Schreier generators once their orbit is the stabiliser's, but
-        // they may generate less than the stabiliser (on blocks of ten points, a group whose
-        // two-point stabiliser fixes the rest of the block): a level falling short sends the one
-        // above back for more, until that one has all of its Schreier generators.
         // On blocks of three or four points one or two trees (see `append_three_cycle`).
         let trees = match blocks.map(|b| b[0].len()) {
             Some(3) => 1,
             Some(4) => 2,
             _ => 3,
         };
+        // A level stops gathering Schreier generators once their orbit is the stabiliser's, but
+        // they may generate less than the stabiliser (on blocks of ten points, a group whose
+        // two-point stabiliser fixes the rest of the block): a level falling short sends the one
+        // above back for more, until that one has all of its Schreier generators.
         let mut levels: Vec<TreeLevel> = Vec::with_capacity(trees);
         levels.push(TreeLevel::new(support[0], generators, m));
         let (mut at_least, mut complete) = ([LEVEL_GENERATORS; 3], [true; 3]);
@@ -582,8 +582,8 @@ impl GiantWords {
     /// the other two points: `(a b c)` itself, or `(a c b)` inverted, or else both are
     /// `(a b d)` and `(a c d)` (`d` the block's fourth point) and `(a b c) = (a b d)·(a d c)`.
     fn append_three_cycle(&self, w: &mut Word, [a, b, c]: [u32; 3]) {
-        let conjugate = |w: &mut Word, targets: &[u32], inverse: bool| {
-            let u = self.conjugator(targets);
+        let conjugate = |w: &mut Word, chosen: &[u32], inverse: bool| {
+            let u = self.conjugator_of(chosen);
             w.append_inverse(&u, &self.orders);
             if inverse {
                 w.append_inverse(&self.base_word, &self.orders);
@@ -594,39 +594,41 @@ impl GiantWords {
         };
         let [_, q, r] = self.base_points;
         match self.levels.len() {
-            1 => conjugate(w, &[a], self.conjugate_image(&[a], q) != b),
+            1 => {
+                let to_a = self.chosen(&[a]);
+                conjugate(w, &to_a, self.image_under(&to_a, q) != b);
+            }
             2 => {
-                if self.conjugate_image(&[a, b], r) == c {
-                    conjugate(w, &[a, b], false);
-                } else if self.conjugate_image(&[a, c], r) == b {
-                    conjugate(w, &[a, c], true);
+                let (to_ab, to_ac) = (self.chosen(&[a, b]), self.chosen(&[a, c]));
+                if self.image_under(&to_ab, r) == c {
+                    conjugate(w, &to_ab, false);
+                } else if self.image_under(&to_ac, r) == b {
+                    conjugate(w, &to_ac, true);
                 } else {
-                    conjugate(w, &[a, b], false);
-                    conjugate(w, &[a, c], true);
+                    conjugate(w, &to_ab, false);
+                    conjugate(w, &to_ac, true);
                 }
             }
-            _ => conjugate(w, &[a, b, c], false),
+            _ => conjugate(w, &self.chosen(&[a, b, c]), false),
         }
     }
 
-    /// The image of `x` under the element [`conjugator`](Self::conjugator) writes for
-    /// `targets`.
-    fn conjugate_image(&self, targets: &[u32], x: u32) -> u32 {
-        let chosen = self.chosen(targets);
+    /// The image of `x` under the element whose word [`conjugator_of`](Self::conjugator_of)
+    /// writes for the trees' points `chosen`.
+    fn image_under(&self, chosen: &[u32], x: u32) -> u32 {
         self.levels
             .iter()
-            .zip(&chosen)
+            .zip(chosen)
             .rev()
             .fold(x, |x, (level, &p)| level.apply_rep_of(p, x))
     }
 
     /// The word of an element `u` with `support[j]^u = targets[j]` for every `j`, from the
-    /// trees: `u = w_{c-1} ⋯ w_0` with `w_j` the representative of level `j` for the image of
-    /// `targets[j]` under `(w_{j-1} ⋯ w_0)⁻¹`.
-    fn conjugator(&self, targets: &[u32]) -> Word {
-        let chosen = self.chosen(targets);
+    /// trees' points `chosen` for the targets ([`chosen`](Self::chosen)): `u = w_{c-1} ⋯ w_0`
+    /// with `w_j` the representative of level `j` for `chosen[j]`.
+    fn conjugator_of(&self, chosen: &[u32]) -> Word {
         let mut u = Word::identity();
-        for (level, &p) in self.levels.iter().zip(&chosen).rev() {
+        for (level, &p) in self.levels.iter().zip(chosen).rev() {
             u.append(&level.word_to(p, &self.orders), &self.orders);
         }
         u
