@@ -432,6 +432,18 @@ pub(crate) fn cycle_lengths_into(images: &[u32], seen: &mut [bool], out: &mut Ve
     }
 }
 
+/// The inverse of a permutation given by its images (of any points `0..n`, without the checks
+/// of a [`Perm`]).
+///
+/// Complexity: `O(n)`.
+pub(crate) fn invert(p: &[u32]) -> Box<[u32]> {
+    let mut inv = vec![0u32; p.len()].into_boxed_slice();
+    for (x, &y) in p.iter().enumerate() {
+        inv[y as usize] = x as u32;
+    }
+    inv
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

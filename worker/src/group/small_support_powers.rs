@@ -18,6 +18,7 @@
 //! elements).
 
 use crate::counting::arith::factorize;
+use crate::group::perm::invert;
 
 /// The largest power `K` offered (a word for `t^K` has `K` times the letters of `t`'s).
 const MAX_POWER: u64 = 1 << 40;
@@ -107,13 +108,6 @@ pub(crate) fn moved(t: &[u32]) -> Vec<u32> {
 ///
 /// Complexity: `O(n)`.
 pub(crate) fn commutator_with_conjugate(x: &[u32], h: &[u32]) -> Vec<u32> {
-    let invert = |p: &[u32]| {
-        let mut inv = vec![0u32; p.len()];
-        p.iter()
-            .enumerate()
-            .for_each(|(i, &y)| inv[y as usize] = i as u32);
-        inv
-    };
     let (x_inv, h_inv) = (invert(x), invert(h));
     // y = h⁻¹xh maps h(p) to h(x(p)).
     let y: Vec<u32> = (0..x.len())

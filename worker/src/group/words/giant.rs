@@ -41,11 +41,12 @@ use rand_chacha::ChaCha8Rng;
 use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
-use super::moved_points::{MovedPoints, invert};
+use super::moved_points::MovedPoints;
 use super::three_cycle::{Walker, short_three_cycle};
 use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::perm::invert;
 
 /// Seed of the random search (the base element depends on it, correctness does not).
 const SEED: u64 = 0x6a17_3041;

@@ -35,10 +35,11 @@ use rand_chacha::ChaCha8Rng;
 use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
-use super::moved_points::{MovedPoints, invert};
+use super::moved_points::MovedPoints;
 use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::perm::invert;
 
 /// Seed of the random walks (words depend on it, their correctness does not).
 const SEED: u64 = 0x5eed_3041;

@@ -101,12 +101,3 @@ impl MovedPoints {
         (!inner.contains(&NONE)).then_some(inner)
     }
 }
-
-/// The inverse of a permutation given by its images.
-pub(super) fn invert(p: &[u32]) -> Box<[u32]> {
-    let mut inv = vec![0u32; p.len()].into_boxed_slice();
-    for (x, &y) in p.iter().enumerate() {
-        inv[y as usize] = x as u32;
-    }
-    inv
-}

@@ -299,7 +299,7 @@ fn cycle_order(t: &[u32], p: u32) -> [u32; 3] {
 mod tests {
     use super::*;
     use crate::group::Perm;
-    use crate::group::words::moved_points::invert;
+    use crate::group::perm::invert;
     use rand::SeedableRng;
 
     /// Two random permutations of `sizes` consecutive orbits (points `0..Σ sizes`).
