@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
+use orbit_api::v1::batches_client::BatchesClient;
 use orbit_client::{Client, pb};
 use tonic_health::pb::health_check_response::ServingStatus;
 
@@ -205,8 +206,17 @@ async fn a_job_that_kills_its_replica_fails_after_max_attempts() {
     let mut lives = 1;
     // The replica may die before the create is answered: a create retried with the same request
     // id goes on where it stopped.
+    // It may also die while the client connects (the connection reset): then it is started
+    // again as well.
     let batch = loop {
-        let mut client = batches_client(&replica.url).await;
+        let Ok(mut client) = BatchesClient::connect(replica.url.clone()).await else {
+            if replica.exited() {
+                replica = Replica::spawn(&store, &flags);
+                lives += 1;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        };
         match create(&mut client, "poison", "", jobs.clone()).await {
             Ok(batch) => break batch,
             Err(_) => {
@@ -229,8 +239,9 @@ async fn a_job_that_kills_its_replica_fails_after_max_attempts() {
             replica = Replica::spawn(&store, &flags);
             lives += 1;
         }
-        let mut client = batches_client(&replica.url).await;
-        if let Ok(batch) = get(&mut client, &batch.id).await
+        // (Connecting fails when the replica dies meanwhile: it is started again above.)
+        if let Ok(mut client) = BatchesClient::connect(replica.url.clone()).await
+            && let Ok(batch) = get(&mut client, &batch.id).await
             && batch.state() == pb::BatchState::Done
         {
             break batch;
