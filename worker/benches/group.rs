@@ -544,6 +544,7 @@ fn proof_summary(g: &PermGroup) -> String {
             LevelProof::KnownOrder => "known order",
             LevelProof::AlternatingBlocks => "alternating blocks",
             LevelProof::BlocksOfTwo => "blocks of two",
+            LevelProof::OrbitConstituents => "orbit constituents",
             LevelProof::RegularNormalSubgroup => "regular normal subgroup",
         })
         .collect();

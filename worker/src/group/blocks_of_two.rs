@@ -40,7 +40,7 @@
 
 use num_bigint::BigUint;
 
-use super::minimal_blocks::minimal_blocks;
+use super::minimal_blocks::{minimal_blocks, on_blocks};
 use super::perm::Perm;
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -94,22 +94,17 @@ pub(crate) fn recognise_blocks_of_two(
     if 2 * blocks != n {
         return Ok(None);
     }
-    let mut on_blocks = Vec::with_capacity(generators.len());
+    let mut images = Vec::with_capacity(generators.len());
     let (mut even, mut even_with_blocks) = (true, true);
     for g in generators {
-        let mut images = vec![0u32; blocks];
-        for x in 0..n as u32 {
-            images[block_of[x as usize] as usize] = block_of[g.image(x) as usize];
-        }
-        let image = Perm::from_images(images, "a block image")
-            .expect("a generator maps blocks onto blocks");
+        let image = on_blocks(g, &block_of);
         let points_even = g.is_even();
         even &= points_even;
         even_with_blocks &= points_even == image.is_even();
-        on_blocks.push(image);
+        images.push(image);
     }
     Ok(Some(BlocksOfTwo {
-        on_blocks,
+        on_blocks: images,
         halved: even || even_with_blocks,
     }))
 }

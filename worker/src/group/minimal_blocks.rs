@@ -98,6 +98,22 @@ pub(crate) fn minimal_blocks(
     Ok(Some(blocks))
 }
 
+/// The action of `g` on a block system of the points `0..n` it permutes: `block_of[x]` is the
+/// block of `x`, blocks numbered `0..` (as [`minimal_blocks`] gives them for the orbit `0..n`).
+///
+/// # Panics
+/// If `g` does not map blocks onto blocks.
+///
+/// Complexity: `O(n)`.
+pub(crate) fn on_blocks(g: &Perm, block_of: &[u32]) -> Perm {
+    let blocks = block_of.iter().max().map_or(0, |&b| b as usize + 1);
+    let mut images = vec![0u32; blocks];
+    for (x, &b) in block_of.iter().enumerate() {
+        images[b as usize] = block_of[g.image(x as u32) as usize];
+    }
+    Perm::from_images(images, "a block image").expect("g maps blocks onto blocks")
+}
+
 /// Atkinson's merge from `{alpha, beta}`: leaves the finest invariant partition in `parent` (a
 /// union-find forest) and returns the size of the class of `alpha`.
 fn smallest_block(

@@ -237,3 +237,79 @@ fn group_subgroups_of_index_two_of_a_wreath_product_with_blocks_of_two() {
         }
     }
 }
+
+/// Intransitive groups with a wreath orbit: `Sym(m) wr Sym(b)` on `m·b` points beside `Sym(c)`
+/// on `c` more, all relabelled, from 5 random members of the product or of one of its subgroups
+/// of index 2 tied by signs (each generator moves both orbits; their signs span the group's):
+/// the order is the textbook
+/// formula's (halved when tied), proven from the orbits' constituents
+/// (`LevelProof::OrbitConstituents`; at degree 300 the chain's own proofs took about a minute),
+/// and membership follows the definition. `Sym(100) wr Sym(9)` beside `Sym(100)` (degree 1,000,
+/// nearly every point a base point) is the full product; `Sym(30) wr Sym(9)` beside `Sym(30)`,
+/// the two ties.
+#[test]
+fn group_intransitive_products_with_a_wreath_orbit() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6026);
+    // Whether an element (its wreath part's sign, its block permutation's sign, its last orbit's
+    // sign; true for even) is in the group.
+    type Inside = fn(bool, bool, bool) -> bool;
+    let cases: [(&str, usize, usize, usize, Inside, u32); 3] = [
+        ("the full product", 100, 9, 100, |_, _, _| true, 1),
+        ("tied to the points' sign", 30, 9, 30, |x, _, y| x == y, 2),
+        ("tied to the blocks' sign", 30, 9, 30, |_, b, y| b == y, 2),
+    ];
+    for (label, m, b, c, inside, index) in cases {
+        let blocks = Blocks::new(m, b, &mut rng);
+        let d = m * b + c;
+        let mut relabel: Vec<u32> = (0..d as u32).collect();
+        relabel.shuffle(&mut rng);
+        // A random element of the product, with its three signs.
+        let mut random = || {
+            let (x, blocks_even) = blocks.random_with_block_parity(&mut rng);
+            let mut y: Vec<u32> = (0..c as u32).collect();
+            y.shuffle(&mut rng);
+            let y_even = Perm::from_images(y.clone(), "y")
+                .expect("a permutation")
+                .is_even();
+            let mut images = vec![0u32; d];
+            for (p, &q) in x.images().iter().enumerate() {
+                images[relabel[p] as usize] = relabel[q as usize];
+            }
+            for (p, &q) in y.iter().enumerate() {
+                images[relabel[m * b + p] as usize] = relabel[m * b + q as usize];
+            }
+            let element = Perm::from_images(images, "an element").expect("a permutation");
+            (element, x.is_even(), blocks_even, y_even)
+        };
+        // At least 5 members, and enough that their signs span the group's (the signs of 5
+        // random members of a subgroup of index 2 span only half of them one time in eight).
+        let mut generators = Vec::new();
+        let mut span = vec![0u8]; // the span of the generators' sign vectors (bit set: odd)
+        while generators.len() < 5 || span.len() < 8 / index as usize {
+            let (g, x, b, y) = random();
+            if inside(x, b, y) {
+                let v = u8::from(!x) | u8::from(!b) << 1 | u8::from(!y) << 2;
+                if !span.contains(&v) {
+                    span = span.iter().flat_map(|&s| [s, s ^ v]).collect();
+                }
+                generators.push(g);
+            }
+        }
+        let g = build(d, generators);
+        let full = factorial(m).pow(b as u32) * factorial(b) * factorial(c);
+        assert_eq!(g.order(), full / index, "{label}");
+        assert!(
+            g.level_proofs().contains(&LevelProof::OrbitConstituents),
+            "{label}: {:?}",
+            g.level_proofs().first()
+        );
+        for _ in 0..10 {
+            let (x, x_even, blocks_even, y_even) = random();
+            assert_eq!(
+                g.contains(&x),
+                inside(x_even, blocks_even, y_even),
+                "{label}"
+            );
+        }
+    }
+}

@@ -12,6 +12,8 @@ use num_bigint::BigUint;
 use num_traits::One;
 
 mod giant_product;
+mod orbit_constituents;
+mod parity_span;
 mod sizes;
 mod support;
 
@@ -30,6 +32,7 @@ use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::limits::Limits;
 use giant_product::{GiantProduct, IntransitiveGenerators, recognise_giant_product};
+use orbit_constituents::orbit_constituents;
 use support::Support;
 
 /// Seed of the random elements (answers never depend on it; only the running time does).
@@ -400,14 +403,14 @@ impl PermGroup {
         // of giants) has a base of nearly every point: its order comes from the blocks'
         // orientations instead (see `alternating_blocks`); one whose minimal blocks have two
         // points, a base of half of them: an upper bound from its action on the blocks (see
-        // `blocks_of_two`). Asked for only where the chain's own proofs would be expensive, and
-        // only for a long base: such a group's base has at least a third of its points (`Alt(m)^b`
-        // needs `b · (m - 2)` with `m >= 3`; `2^b`, `b`), a primitive group's other than a giant
-        // far fewer, and the 3-cycle's search is not free.
+        // `blocks_of_two`). An intransitive group's order is bounded by its constituents' (its
+        // actions on its orbits, each transitive and taken the same way) and their signs (see
+        // `orbit_constituents`). Asked for only where the chain's own proofs would be expensive,
+        // and only for a long base: such a group's base has at least a third of its points
+        // (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`; `2^b`, `b`), a primitive group's other
+        // than a giant far fewer, and the 3-cycle's search is not free.
         let blocks_order = |base_len: usize, budget_left: u64, ctx: &SolveContext| {
-            let transitive = orbits.iter().filter(|o| o.len() > 1).count() == 1;
-            if !transitive
-                || 4 * base_len < inner_degree
+            if 4 * base_len < inner_degree
                 || tuning.level_proofs != LevelProofPolicy::WhereExpensive
             {
                 return Ok(None);
@@ -426,6 +429,24 @@ impl PermGroup {
                     Err(e) => Err(e),
                 }
             };
+            let inner_orbits = orbits_of(inner_degree, &inner_gens);
+            if let Some(mut constituents) =
+                orbit_constituents(inner_degree, &inner_orbits, &inner_gens, ctx)?
+            {
+                drop(inner_orbits);
+                let restrictions = std::mem::take(&mut constituents.restrictions);
+                let mut orders = Vec::with_capacity(restrictions.len());
+                for images in restrictions {
+                    match image_order(images)? {
+                        Some(order) => orders.push(order),
+                        None => return Ok(None),
+                    }
+                }
+                return Ok(Some((
+                    constituents.order_bound(&orders),
+                    LevelProof::OrbitConstituents,
+                )));
+            }
             let all: Vec<u32> = (0..inner_degree as u32).collect();
             if let Some(mut blocks) =
                 recognise_alternating_blocks(inner_degree, &all, &inner_gens, SEED, ctx)?

@@ -204,6 +204,11 @@ pub enum LevelProof {
     /// order proven from the group's action on its minimal blocks of two points (`Sym(2) wr
     /// Sym(500)`; see `blocks_of_two`).
     BlocksOfTwo,
+    /// The whole chain at once: the product of its orbit lengths equals an upper bound on the
+    /// order of an intransitive group proven from its actions on its orbits and their signs
+    /// (`Sym(100) wr Sym(9)` on 900 points beside `Sym(100)` on 100 more; see
+    /// `orbit_constituents`).
+    OrbitConstituents,
 }
 
 /// An upper bound on the group's order proven outside the chain, and the proof a chain reaching

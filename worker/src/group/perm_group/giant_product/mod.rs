@@ -82,13 +82,13 @@
 //! subdirect products of simple groups) and §8.2 (`Aut(Alt(n))`); É. Goursat (1889).
 
 mod linkage;
-mod parity_span;
 
 use std::collections::HashMap;
 
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
+use super::parity_span::ParitySpan;
 use super::sizes::single_group_memory_estimate;
 use super::{GroupTuning, PermGroup, factorial};
 use crate::context::SolveContext;
@@ -99,7 +99,6 @@ use crate::group::product_replacement::ProductReplacement;
 use crate::group::schreier_sims::NONE;
 use crate::limits::Limits;
 use linkage::link_classes;
-use parity_span::ParitySpan;
 
 /// One linkage class: orbits of equal size `n` on which `G` acts as one `Alt(n)` or `Sym(n)`.
 struct GiantClass {

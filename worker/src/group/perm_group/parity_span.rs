@@ -1,7 +1,8 @@
-//! The span of the linkage classes' parity vectors over GF(2), kept in reduced row echelon form
-//! (steps 4 and 5 of the [module documentation](super)).
+//! A span of parity vectors over GF(2), kept in reduced row echelon form: the giant products'
+//! linkage classes (steps 4 and 5 of [`super::giant_product`]) and the characters of the orbit
+//! constituents ([`super::orbit_constituents`]).
 
-/// The span of the classes' parity vectors, in reduced row echelon form over GF(2).
+/// A span of parity vectors, in reduced row echelon form over GF(2).
 pub(super) struct ParitySpan {
     /// 64-bit words per vector.
     pub(super) words: usize,
@@ -69,7 +70,7 @@ mod tests {
     use super::*;
 
     #[test]
-    pub(super) fn parity_span_is_reduced_and_decides_membership() {
+    fn parity_span_is_reduced_and_decides_membership() {
         let mut s = ParitySpan::new(70);
         let vec_of = |bits: &[usize]| {
             let mut v = vec![0u64; 2];
