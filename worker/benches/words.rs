@@ -71,6 +71,9 @@ const CASES: &[&str] = &[
     "sym10wrsym100_random",
     "sym3wrsym333_random",
     "sym2wrsym500_random",
+    "sym30wrsym9_beside_sym30_random",
+    "sym50wrsym9_beside_sym50_random",
+    "sym100wrsym9_beside_sym100_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -195,6 +198,9 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "sym10wrsym100_random" => (1000, random_wreath_of(10, 100, 3, 1000)),
         "sym3wrsym333_random" => (999, random_wreath_of(3, 333, 3, 999)),
         "sym2wrsym500_random" => (1000, random_wreath_of(2, 500, 3, 1000)),
+        "sym30wrsym9_beside_sym30_random" => (300, random_wreath_beside(30, 9, 30, 3, 300)),
+        "sym50wrsym9_beside_sym50_random" => (500, random_wreath_beside(50, 9, 50, 3, 500)),
+        "sym100wrsym9_beside_sym100_random" => (1000, random_wreath_beside(100, 9, 100, 3, 1000)),
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),
@@ -280,6 +286,31 @@ fn random_wreath_of(b: usize, m: usize, count: usize, seed: u64) -> Vec<Perm> {
                 for (j, &k) in inside.iter().enumerate() {
                     images[relabel[b * i + j] as usize] = relabel[b * to as usize + k as usize];
                 }
+            }
+            Perm::from_images(images, "random").expect("a permutation")
+        })
+        .collect()
+}
+
+/// `count` random elements of `Sym(b) wr Sym(m)` on `b·m` points beside `Sym(c)` on `c` more,
+/// each moving both orbits, relabelled: an intransitive group with a wreath orbit.
+fn random_wreath_beside(b: usize, m: usize, c: usize, count: usize, seed: u64) -> Vec<Perm> {
+    let wreath = random_wreath_of(b, m, count, seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed + 1);
+    let d = b * m + c;
+    let relabel = shuffled(d, &mut rng);
+    wreath
+        .iter()
+        .map(|x| {
+            let beside = shuffled(c, &mut rng);
+            let mut images = vec![0u32; d];
+            let points = x
+                .images()
+                .iter()
+                .copied()
+                .chain(beside.iter().map(|&y| (b * m) as u32 + y));
+            for (p, q) in points.enumerate() {
+                images[relabel[p] as usize] = relabel[q as usize];
             }
             Perm::from_images(images, "random").expect("a permutation")
         })

@@ -238,15 +238,57 @@ fn group_subgroups_of_index_two_of_a_wreath_product_with_blocks_of_two() {
     }
 }
 
-/// Intransitive groups with a wreath orbit: `Sym(m) wr Sym(b)` on `m·b` points beside `Sym(c)`
-/// on `c` more, all relabelled, from 5 random members of the product or of one of its subgroups
-/// of index 2 tied by signs (each generator moves both orbits; their signs span the group's):
-/// the order is the textbook
-/// formula's (halved when tied), proven from the orbits' constituents
-/// (`LevelProof::OrbitConstituents`; at degree 300 the chain's own proofs took about a minute),
-/// and membership follows the definition. `Sym(100) wr Sym(9)` beside `Sym(100)` (degree 1,000,
-/// nearly every point a base point) is the full product; `Sym(30) wr Sym(9)` beside `Sym(30)`,
-/// the two ties.
+/// `Sym(m) wr Sym(b)` on `m·b` points beside `Sym(c)` on `c` more, all points relabelled: an
+/// intransitive group with a wreath orbit.
+pub(crate) struct WreathBeside {
+    blocks: Blocks,
+    c: usize,
+    relabel: Vec<u32>,
+}
+
+impl WreathBeside {
+    pub(crate) fn new(m: usize, b: usize, c: usize, rng: &mut ChaCha8Rng) -> WreathBeside {
+        let blocks = Blocks::new(m, b, rng);
+        let mut relabel: Vec<u32> = (0..(m * b + c) as u32).collect();
+        relabel.shuffle(rng);
+        WreathBeside { blocks, c, relabel }
+    }
+
+    pub(crate) fn degree(&self) -> usize {
+        self.blocks.m * self.blocks.b + self.c
+    }
+
+    /// A random element of the product, moving both orbits, and whether its wreath part, that
+    /// part's block permutation and its part on the last `c` points are even.
+    pub(crate) fn random(&self, rng: &mut ChaCha8Rng) -> (Perm, bool, bool, bool) {
+        let (x, blocks_even) = self.blocks.random_with_block_parity(rng);
+        let mut y: Vec<u32> = (0..self.c as u32).collect();
+        y.shuffle(rng);
+        let y_even = Perm::from_images(y.clone(), "y")
+            .expect("a permutation")
+            .is_even();
+        let (d, wreath) = (self.degree(), self.degree() - self.c);
+        let mut images = vec![0u32; d];
+        let points = x
+            .images()
+            .iter()
+            .copied()
+            .chain(y.iter().map(|&q| wreath as u32 + q));
+        for (p, q) in points.enumerate() {
+            images[self.relabel[p] as usize] = self.relabel[q as usize];
+        }
+        let element = Perm::from_images(images, "an element").expect("a permutation");
+        (element, x.is_even(), blocks_even, y_even)
+    }
+}
+
+/// Intransitive groups with a wreath orbit ([`WreathBeside`]), from 5 random members of the
+/// product or of one of its subgroups of index 2 tied by signs (each generator moves both
+/// orbits; their signs span the group's): the order is the textbook formula's (halved when
+/// tied), proven from the orbits' constituents (`LevelProof::OrbitConstituents`; at degree 300
+/// the chain's own proofs took about a minute), and membership follows the definition.
+/// `Sym(100) wr Sym(9)` beside `Sym(100)` (degree 1,000, nearly every point a base point) is the
+/// full product; `Sym(30) wr Sym(9)` beside `Sym(30)`, the two ties.
 #[test]
 fn group_intransitive_products_with_a_wreath_orbit() {
     let mut rng = ChaCha8Rng::seed_from_u64(6026);
@@ -259,34 +301,13 @@ fn group_intransitive_products_with_a_wreath_orbit() {
         ("tied to the blocks' sign", 30, 9, 30, |_, b, y| b == y, 2),
     ];
     for (label, m, b, c, inside, index) in cases {
-        let blocks = Blocks::new(m, b, &mut rng);
-        let d = m * b + c;
-        let mut relabel: Vec<u32> = (0..d as u32).collect();
-        relabel.shuffle(&mut rng);
-        // A random element of the product, with its three signs.
-        let mut random = || {
-            let (x, blocks_even) = blocks.random_with_block_parity(&mut rng);
-            let mut y: Vec<u32> = (0..c as u32).collect();
-            y.shuffle(&mut rng);
-            let y_even = Perm::from_images(y.clone(), "y")
-                .expect("a permutation")
-                .is_even();
-            let mut images = vec![0u32; d];
-            for (p, &q) in x.images().iter().enumerate() {
-                images[relabel[p] as usize] = relabel[q as usize];
-            }
-            for (p, &q) in y.iter().enumerate() {
-                images[relabel[m * b + p] as usize] = relabel[m * b + q as usize];
-            }
-            let element = Perm::from_images(images, "an element").expect("a permutation");
-            (element, x.is_even(), blocks_even, y_even)
-        };
+        let product = WreathBeside::new(m, b, c, &mut rng);
         // At least 5 members, and enough that their signs span the group's (the signs of 5
         // random members of a subgroup of index 2 span only half of them one time in eight).
         let mut generators = Vec::new();
         let mut span = vec![0u8]; // the span of the generators' sign vectors (bit set: odd)
         while generators.len() < 5 || span.len() < 8 / index as usize {
-            let (g, x, b, y) = random();
+            let (g, x, b, y) = product.random(&mut rng);
             if inside(x, b, y) {
                 let v = u8::from(!x) | u8::from(!b) << 1 | u8::from(!y) << 2;
                 if !span.contains(&v) {
@@ -295,7 +316,7 @@ fn group_intransitive_products_with_a_wreath_orbit() {
                 generators.push(g);
             }
         }
-        let g = build(d, generators);
+        let g = build(product.degree(), generators);
         let full = factorial(m).pow(b as u32) * factorial(b) * factorial(c);
         assert_eq!(g.order(), full / index, "{label}");
         assert!(
@@ -304,7 +325,7 @@ fn group_intransitive_products_with_a_wreath_orbit() {
             g.level_proofs().first()
         );
         for _ in 0..10 {
-            let (x, x_even, blocks_even, y_even) = random();
+            let (x, x_even, blocks_even, y_even) = product.random(&mut rng);
             assert_eq!(
                 g.contains(&x),
                 inside(x_even, blocks_even, y_even),

@@ -23,7 +23,10 @@
 //! its blocks), [`PartProductWords::finish`] writes the members with conjugates of one 3-cycle of
 //! the whole group in its own generators ([`GiantWords::on_blocks`]) instead of each part's
 //! words in the part's elements, which are themselves long powers (`Sym(100) wr Sym(2)`: about
-//! 190,000 letters instead of more than 10^7).
+//! 190,000 letters instead of more than 10^7). A part that is a whole orbit of the group with its
+//! alternating group there (`Sym(100)` beside `Sym(100) wr Sym(9)`, the kernel of the action on
+//! the larger orbit) is written likewise on its own, with a 3-cycle of the group that is the
+//! identity off that orbit ([`GiantWords::on_orbit`]).
 //!
 //! # Complexity
 //! Inserting on a part of `b` points whose table has `t` elements over `s` elements: `O(t · s ·
@@ -39,7 +42,7 @@ use std::collections::HashMap;
 
 use num_bigint::BigUint;
 
-use super::giant::GiantWords;
+use super::giant::{Giant, GiantWords};
 use super::group_words::{GroupWords, WordEffort};
 use super::orbit_product::preserves_orbits;
 use super::word::{GeneratorOrders, Word};
@@ -59,6 +62,15 @@ pub(super) const MAX_PART_GROUP: usize = 40_320;
 /// 3-cycles of the whole group ([`PartProductWords::finish`]).
 const BLOCK_GIANTS_FROM: usize = 9;
 
+impl LargePartWords {
+    fn bytes(&self) -> u64 {
+        match self {
+            LargePartWords::InElements(words) => words.bytes(),
+            LargePartWords::OnOrbit(giant) => giant.bytes(),
+        }
+    }
+}
+
 /// What [`PartProductWords::insert`] did.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum PartInserted {
@@ -77,7 +89,20 @@ pub(super) enum PartInserted {
 #[derive(Debug)]
 struct LargePart {
     group: PermGroup,
-    words: Option<GroupWords>,
+    words: Option<LargePartWords>,
+}
+
+/// How a large part's members are written.
+#[derive(Debug)]
+enum LargePartWords {
+    /// In the part's elements (each letter then its element's word, often a long power).
+    InElements(Box<GroupWords>),
+    /// A part that is a whole orbit of the group, whose group there is the orbit's alternating
+    /// group of at least [`BLOCK_GIANTS_FROM`] points (`Sym(100)` beside `Sym(100) wr Sym(9)`):
+    /// conjugates of a 3-cycle of the whole group that is the identity off the orbit, in the
+    /// group's own generators ([`GiantWords::on_orbit`]; more than 3·10^7 letters a member the
+    /// other way at degree 1,000, where this takes about a tenth).
+    OnOrbit(Box<GiantWords>),
 }
 
 /// A part's table: every member's restriction, with `(predecessor, element, inverse)`: the
@@ -204,8 +229,10 @@ impl PartProductWords {
     /// found generate the whole product): when every part's group is its alternating group of
     /// at least [`BLOCK_GIANTS_FROM`] points and `group` (whose kernel this product is the
     /// bottom of) permutes the parts transitively, conjugates of a 3-cycle of `group` in its own
-    /// generators ([`GiantWords::on_blocks`]); else each such part's words in the part's
-    /// elements.
+    /// generators ([`GiantWords::on_blocks`]); else, for a part that is a whole orbit of `group`
+    /// with its alternating group there (of as many points), conjugates of a 3-cycle of `group`
+    /// that is the identity off that orbit ([`GiantWords::on_orbit`]), and for any other part its
+    /// words in the part's elements.
     ///
     /// # Errors
     /// [`SolveError::LimitExceeded`] naming `limit_name` beyond `budget_bytes`;
@@ -224,11 +251,29 @@ impl PartProductWords {
             self.block_giants = Some(Box::new(giants));
             return Ok(());
         }
-        for table in &mut self.tables {
+        let alternating_orbit = |part: &[u32], large: &LargePart| {
+            let orbit = group.orbits_ref().iter().find(|o| o.contains(&part[0]));
+            part.len() >= BLOCK_GIANTS_FROM
+                && orbit.is_some_and(|o| o.len() == part.len())
+                && large.group.order() * 2u32 == factorial(part.len() as u64)
+        };
+        let mut held = self.bytes();
+        for (table, part) in self.tables.iter_mut().zip(&self.parts) {
             if let Some(large) = &mut table.large
                 && large.words.is_none()
             {
-                let words = GroupWords::new(&large.group, effort, ctx, budget_bytes, limit_name)?;
+                let left = budget_bytes.saturating_sub(held);
+                let words = if alternating_orbit(part, large) {
+                    // The part's elements prove the group contains Alt(part), the identity off it.
+                    let giant = Giant::Alternating;
+                    let words =
+                        GiantWords::on_orbit(group, part, giant, effort, ctx, left, limit_name)?;
+                    LargePartWords::OnOrbit(Box::new(words))
+                } else {
+                    let words = GroupWords::new(&large.group, effort, ctx, left, limit_name)?;
+                    LargePartWords::InElements(Box::new(words))
+                };
+                held = held.saturating_add(words.bytes());
                 large.words = Some(words);
             }
         }
@@ -254,10 +299,23 @@ impl PartProductWords {
             let mut at = self.restriction(x, part);
             let table = &self.tables[part];
             if let Some(large) = &table.large {
-                let Some(words) = &large.words else {
-                    return Ok(None);
-                };
                 let left = max_letters.saturating_sub(word.len());
+                let words = match &large.words {
+                    None => return Ok(None),
+                    Some(LargePartWords::OnOrbit(giant)) => {
+                        // The part is sorted, as the giant numbers the orbit's points.
+                        let inner = at.iter().map(|&i| u32::from(i)).collect();
+                        let Some(w) = giant
+                            .word_of_inner(inner, left)
+                            .map_err(|letters| word.len().saturating_add(letters))?
+                        else {
+                            return Ok(None);
+                        };
+                        word.append(&w, orders);
+                        continue;
+                    }
+                    Some(LargePartWords::InElements(words)) => words,
+                };
                 let Some(in_elements) = words.word_of_at_most(&as_perm(&at), left)? else {
                     return Ok(None);
                 };
@@ -310,7 +368,7 @@ impl PartProductWords {
                     })
                     .sum();
                 let large = t.large.as_ref().map_or(0, |l| {
-                    l.group.chain_bytes() + l.words.as_ref().map_or(0, GroupWords::bytes)
+                    l.group.chain_bytes() + l.words.as_ref().map_or(0, LargePartWords::bytes)
                 });
                 words + t.table.len() as u64 * (2 * p.len() as u64 + 80) + large
             })
