@@ -62,6 +62,9 @@ const CASES: &[&str] = &[
     "psl2_49999_x_cyclic_50000",
     "giant_product_450",
     "giant_product_4500",
+    "sym30wrsym9_beside_sym30",
+    "sym50wrsym9_beside_sym50",
+    "sym100wrsym9_beside_sym100",
 ];
 
 const RUBIK: [&str; 6] = [
@@ -372,6 +375,36 @@ fn psl2_times_cyclic(p: u64, m: usize) -> Vec<Perm> {
 /// so that the order is `s! (3s/2)!/2 s!` (the first generator is odd on the first and third
 /// factors, the second only on the third). Orbits are relabelled by one random permutation of all
 /// points so that they are not intervals.
+/// Three random elements of `Sym(m) wr Sym(b)` on `m·b` points, each with a random permutation
+/// of `c` more points beside it, all points relabelled: an intransitive group with a wreath
+/// orbit and a base of nearly every point.
+fn wreath_beside_giant(m: usize, b: usize, c: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let d = m * b + c;
+    let mut relabel: Vec<u32> = (0..d as u32).collect();
+    relabel.shuffle(&mut rng);
+    (0..3)
+        .map(|_| {
+            let mut blocks: Vec<usize> = (0..b).collect();
+            blocks.shuffle(&mut rng);
+            let mut images = vec![0u32; d];
+            for (i, &to) in blocks.iter().enumerate() {
+                let mut inside: Vec<usize> = (0..m).collect();
+                inside.shuffle(&mut rng);
+                for (j, &k) in inside.iter().enumerate() {
+                    images[relabel[m * i + j] as usize] = relabel[m * to + k];
+                }
+            }
+            let mut beside: Vec<usize> = (0..c).collect();
+            beside.shuffle(&mut rng);
+            for (j, &k) in beside.iter().enumerate() {
+                images[relabel[m * b + j] as usize] = relabel[m * b + k];
+            }
+            Perm::from_images(images, "random").expect("a permutation")
+        })
+        .collect()
+}
+
 fn giant_product(s: usize, seed: u64) -> Vec<Perm> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let a = 3 * s / 2;
@@ -491,6 +524,9 @@ fn run_case(name: &str, dir: &Path) {
         "psl2_49999_x_cyclic_50000" => (100_000, psl2_times_cyclic(49_999, 50_000), 1),
         "giant_product_450" => (450, giant_product(100, 0x450), 1),
         "giant_product_4500" => (4500, giant_product(1000, 0x4500), 1),
+        "sym30wrsym9_beside_sym30" => (300, wreath_beside_giant(30, 9, 30, 300), 1),
+        "sym50wrsym9_beside_sym50" => (500, wreath_beside_giant(50, 9, 50, 500), 1),
+        "sym100wrsym9_beside_sym100" => (1000, wreath_beside_giant(100, 9, 100, 1000), 1),
         other => panic!("unknown case {other}"),
     };
     if name == "rubik_membership" {
