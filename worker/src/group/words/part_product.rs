@@ -62,15 +62,6 @@ pub(super) const MAX_PART_GROUP: usize = 40_320;
 /// 3-cycles of the whole group ([`PartProductWords::finish`]).
 const BLOCK_GIANTS_FROM: usize = 9;
 
-impl LargePartWords {
-    fn bytes(&self) -> u64 {
-        match self {
-            LargePartWords::InElements(words) => words.bytes(),
-            LargePartWords::OnOrbit(giant) => giant.bytes(),
-        }
-    }
-}
-
 /// What [`PartProductWords::insert`] did.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum PartInserted {
@@ -100,9 +91,19 @@ enum LargePartWords {
     /// A part that is a whole orbit of the group, whose group there is the orbit's alternating
     /// group of at least [`BLOCK_GIANTS_FROM`] points (`Sym(100)` beside `Sym(100) wr Sym(9)`):
     /// conjugates of a 3-cycle of the whole group that is the identity off the orbit, in the
-    /// group's own generators ([`GiantWords::on_orbit`]; more than 3·10^7 letters a member the
-    /// other way at degree 1,000, where this takes about a tenth).
+    /// group's own generators ([`GiantWords::on_orbit`]; at degree 1,000 the whole word of a
+    /// member then has 7.6 million letters on average, against 37.8 million with this part's
+    /// words in its elements).
     OnOrbit(Box<GiantWords>),
+}
+
+impl LargePartWords {
+    fn bytes(&self) -> u64 {
+        match self {
+            LargePartWords::InElements(words) => words.bytes(),
+            LargePartWords::OnOrbit(giant) => giant.bytes(),
+        }
+    }
 }
 
 /// A part's table: every member's restriction, with `(predecessor, element, inverse)`: the
