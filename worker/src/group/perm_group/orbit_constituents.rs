@@ -44,6 +44,7 @@
 use num_bigint::BigUint;
 
 use super::parity_span::ParitySpan;
+use super::support::restrictions_to_orbit;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::minimal_blocks::{minimal_blocks, on_blocks};
@@ -101,16 +102,7 @@ pub(super) fn orbit_constituents(
     let mut constituent_ranks = 0;
     for orbit in moved {
         ctx.check()?;
-        for (i, &x) in orbit.iter().enumerate() {
-            local[x as usize] = i as u32;
-        }
-        let restricted: Vec<Perm> = generators
-            .iter()
-            .map(|g| {
-                let images = orbit.iter().map(|&x| local[g.image(x) as usize]);
-                Perm::from_images_unchecked(images.collect())
-            })
-            .collect();
+        let restricted = restrictions_to_orbit(orbit, generators, &mut local);
         let first = characters.len();
         characters.push(restricted.iter().map(|g| !g.is_even()).collect());
         if orbit.len() <= MAX_BLOCK_SEARCH_POINTS {

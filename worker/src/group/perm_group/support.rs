@@ -70,3 +70,25 @@ impl Support {
         Perm::from_images_unchecked(img.into_boxed_slice())
     }
 }
+
+/// The generators' restrictions to `orbit` (which each maps onto itself), its points numbered in
+/// the orbit's order; `local` is scratch of the generators' degree (its entries for the orbit's
+/// points are overwritten).
+///
+/// Complexity: `O(|orbit| · k)` for `k` generators.
+pub(super) fn restrictions_to_orbit(
+    orbit: &[u32],
+    generators: &[Perm],
+    local: &mut [u32],
+) -> Vec<Perm> {
+    for (i, &x) in orbit.iter().enumerate() {
+        local[x as usize] = i as u32;
+    }
+    generators
+        .iter()
+        .map(|g| {
+            let images = orbit.iter().map(|&x| local[g.image(x) as usize]);
+            Perm::from_images_unchecked(images.collect())
+        })
+        .collect()
+}

@@ -90,6 +90,7 @@ use num_traits::{One, Zero};
 
 use super::parity_span::ParitySpan;
 use super::sizes::single_group_memory_estimate;
+use super::support::restrictions_to_orbit;
 use super::{GroupTuning, PermGroup, factorial};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -253,18 +254,7 @@ pub(crate) fn recognise_giant_product(
             continue;
         }
         ctx.check()?;
-        for (i, &x) in orbit.iter().enumerate() {
-            local[x as usize] = i as u32;
-        }
-        let restricted: Vec<Perm> = generators
-            .iter()
-            .map(|g| {
-                let img = orbit
-                    .iter()
-                    .map(|&x| local[g.images()[x as usize] as usize]);
-                Perm::from_images_unchecked(img.collect())
-            })
-            .collect();
+        let restricted = restrictions_to_orbit(orbit, generators, &mut local);
         let Some(h) = build_nested(orbit.len(), restricted, ctx, limits, &nested, charged)? else {
             return Ok(None);
         };
