@@ -65,6 +65,7 @@ const CASES: &[&str] = &[
     "sym30wrsym9_beside_sym30",
     "sym50wrsym9_beside_sym50",
     "sym100wrsym9_beside_sym100",
+    "sym30wrsym10_on_two_copies",
 ];
 
 const RUBIK: [&str; 6] = [
@@ -375,6 +376,27 @@ fn psl2_times_cyclic(p: u64, m: usize) -> Vec<Perm> {
 /// so that the order is `s! (3s/2)!/2 s!` (the first generator is odd on the first and third
 /// factors, the second only on the third). Orbits are relabelled by one random permutation of all
 /// points so that they are not intervals.
+/// Three random elements of `Sym(m) wr Sym(b)` (as [`wreath_beside_giant`] makes them, with no
+/// points beside), each acting on two copies of its `m·b` points at once, the second copy
+/// relabelled: two linked orbits.
+fn wreath_on_two_copies(m: usize, b: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 2);
+    let d = m * b;
+    let mut relabel: Vec<u32> = (0..d as u32).collect();
+    relabel.shuffle(&mut rng);
+    wreath_beside_giant(m, b, 0, seed)
+        .iter()
+        .map(|x| {
+            let mut images = vec![0u32; 2 * d];
+            for p in 0..d {
+                images[p] = x.image(p as u32);
+                images[d + relabel[p] as usize] = (d as u32) + relabel[x.image(p as u32) as usize];
+            }
+            Perm::from_images(images, "on two copies").expect("a permutation")
+        })
+        .collect()
+}
+
 /// Three random elements of `Sym(m) wr Sym(b)` on `m·b` points, each with a random permutation
 /// of `c` more points beside it, all points relabelled: an intransitive group with a wreath
 /// orbit and a base of nearly every point.
@@ -527,6 +549,7 @@ fn run_case(name: &str, dir: &Path) {
         "sym30wrsym9_beside_sym30" => (300, wreath_beside_giant(30, 9, 30, 300), 1),
         "sym50wrsym9_beside_sym50" => (500, wreath_beside_giant(50, 9, 50, 500), 1),
         "sym100wrsym9_beside_sym100" => (1000, wreath_beside_giant(100, 9, 100, 1000), 1),
+        "sym30wrsym10_on_two_copies" => (600, wreath_on_two_copies(30, 10, 600), 1),
         other => panic!("unknown case {other}"),
     };
     if name == "rubik_membership" {

@@ -11,7 +11,12 @@
 //! the group the generators' restrictions to `O_i` generate (its *constituent* on `O_i`).
 //!
 //! 1. **The product of the constituents.** `x ↦ (x|O_1, …, x|O_s)` embeds `G` in `Π G_i` (a
-//!    subdirect product), so `|G| <= Π |G_i|`, each `|G_i|` proven by its own construction.
+//!    subdirect product), so `|G| <= Π |G_i|`, each `|G_i|` proven by its own construction. Two
+//!    orbits are *linked* when one bijection `φ: O_i → O_j` conjugates every generator's
+//!    restriction to `O_i` into its restriction to `O_j` (decided exactly, see the giant
+//!    products' linkage): then `x|O_j = φ⁻¹ · x|O_i · φ` for every `x ∈ G`, `O_j` adds nothing,
+//!    and only one orbit per class of linked orbits is kept in the product (a diagonal `Sym(30)
+//!    wr Sym(10)` on two copies of its points: the bound is its order).
 //! 2. **Signs.** On each `G_i` the sign on `O_i`'s points and, when `G_i` has minimal blocks, the
 //!    sign of its action on them, are homomorphisms to `GF(2)`; together they give `χ: Π G_i →
 //!    GF(2)^c`. Let `P` be the span of the generators' vectors `χ(x)` (rank `r`) and `P_i` that of
@@ -21,9 +26,9 @@
 //! A subdirect product whose constituents are tied only through such signs reaches the bound:
 //! with a giant constituent `G_2 = Sym(O_2)`, `G ∩ G_2` (the elements trivial off `O_2`) is normal
 //! in `G_2`, so `Alt(O_2)` or all of it unless `G_2` is a quotient of the other constituents
-//! (Goursat's lemma), and what is left of the tie is a sign. A group tied more closely (a diagonal
-//! `Sym(m)` on two copies, a tie through a character these signs do not see) never reaches it,
-//! and the caller's ordinary proofs run: nothing is concluded from a bound that is not reached.
+//! (Goursat's lemma), and what is left of the tie is a sign. A group tied more closely (through a
+//! common quotient other than a sign, not by a bijection of points) never reaches it, and the
+//! caller's ordinary proofs run: nothing is concluded from a bound that is not reached.
 //!
 //! # Complexity
 //! `O(n · k)` for the restrictions and the signs, `O(Σ |O_i|² · k)` for the minimal blocks, and
@@ -43,6 +48,7 @@
 
 use num_bigint::BigUint;
 
+use super::giant_product::{IntransitiveGenerators, link_classes};
 use super::parity_span::ParitySpan;
 use super::support::restrictions_to_orbit;
 use crate::context::SolveContext;
@@ -58,9 +64,9 @@ const MAX_BLOCK_SEARCH_POINTS: usize = 4096;
 /// An intransitive group's constituents and how far its signs cut their product.
 #[derive(Debug)]
 pub(super) struct OrbitConstituents {
-    /// Per orbit of two points or more (in the order given), the generators' restrictions to it,
-    /// its points numbered in that orbit's order (taken by the caller for the constituents'
-    /// orders).
+    /// Per class of linked orbits of two points or more (one orbit each, in the order given),
+    /// the generators' restrictions to it, its points numbered in that orbit's order (taken by
+    /// the caller for the constituents' orders).
     pub(super) restrictions: Vec<Vec<Perm>>,
     /// `Σ r_i - r` of the module documentation: the bound halves the product this many times.
     halvings: usize,
@@ -91,18 +97,26 @@ pub(super) fn orbit_constituents(
     generators: &[Perm],
     ctx: &SolveContext,
 ) -> Result<Option<OrbitConstituents>, SolveError> {
-    let moved: Vec<&Vec<u32>> = orbits.iter().filter(|o| o.len() >= 2).collect();
-    if moved.len() < 2 || generators.is_empty() {
+    let moved: Vec<bool> = orbits.iter().map(|o| o.len() >= 2).collect();
+    if moved.iter().filter(|&&m| m).count() < 2 || generators.is_empty() {
         return Ok(None);
     }
+    let group = IntransitiveGenerators {
+        degree,
+        generators,
+        orbits,
+    };
+    // One orbit per class of linked orbits: the others are copies of its action.
+    let classes = link_classes(&group, &moved, ctx)?;
+    let representatives = classes.into_iter().map(|mut c| c.copies.swap_remove(0));
     let mut local = vec![NONE; degree];
-    let mut restrictions = Vec::with_capacity(moved.len());
+    let mut restrictions = Vec::new();
     // Per character, its value on each generator (true: odd), and the ranks r_i.
     let mut characters: Vec<Vec<bool>> = Vec::new();
     let mut constituent_ranks = 0;
-    for orbit in moved {
+    for orbit in representatives {
         ctx.check()?;
-        let restricted = restrictions_to_orbit(orbit, generators, &mut local);
+        let restricted = restrictions_to_orbit(&orbit, generators, &mut local);
         let first = characters.len();
         characters.push(restricted.iter().map(|g| !g.is_even()).collect());
         if orbit.len() <= MAX_BLOCK_SEARCH_POINTS {
@@ -195,6 +209,10 @@ mod tests {
         // sign on the blocks: 8 · 2 / 2.
         let blocks = [parse("(1,3)(2,4)(5,6)", 6), parse("(1,2)", 6)];
         assert_eq!(bound_of(6, &blocks), Some(BigUint::from(8u32)));
+        // Sym(3) on two copies of its points, {1,2,3} and {4,6,5} (linked): the bound is the
+        // order of one copy, 6, where the product and the signs alone give 36 / 2.
+        let diagonal = [parse("(1,2)(4,6)", 6), parse("(1,2,3)(4,6,5)", 6)];
+        assert_eq!(bound_of(6, &diagonal), Some(BigUint::from(6u32)));
         // Transitive, and one moved orbit: no constituents to multiply.
         assert_eq!(bound_of(3, &[parse("(1,2,3)", 3)]), None);
         assert_eq!(bound_of(5, &[parse("(1,2,3)", 5)]), None);

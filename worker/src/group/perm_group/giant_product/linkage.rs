@@ -10,12 +10,16 @@ use crate::error::SolveError;
 use crate::group::perm::Perm;
 use crate::group::schreier_sims::NONE;
 
-/// Groups the giant orbits into linkage classes (module documentation, step 2).
+/// Groups the giant orbits into linkage classes (module documentation, step 2); `giant` flags the
+/// orbits compared. The test itself holds for any orbits: two are linked when one bijection
+/// between them conjugates every generator's restriction to the one into its restriction to the
+/// other (so the group's action on the second is a copy of its action on the first; the orbit
+/// constituents use it so).
 ///
 /// Complexity: O(d · k) for the invariants and the generators each orbit's points are moved by,
 /// plus O(n · k) per candidate bijection; each orbit is compared with one representative per
 /// class of its size that its generators also move.
-pub(super) fn link_classes(
+pub(in crate::group::perm_group) fn link_classes(
     group: &IntransitiveGenerators<'_>,
     giant: &[bool],
     ctx: &SolveContext,

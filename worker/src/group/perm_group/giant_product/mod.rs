@@ -83,6 +83,8 @@
 
 mod linkage;
 
+pub(super) use linkage::link_classes;
+
 use std::collections::HashMap;
 
 use num_bigint::BigUint;
@@ -99,13 +101,12 @@ use crate::group::perm::Perm;
 use crate::group::product_replacement::ProductReplacement;
 use crate::group::schreier_sims::NONE;
 use crate::limits::Limits;
-use linkage::link_classes;
 
 /// One linkage class: orbits of equal size `n` on which `G` acts as one `Alt(n)` or `Sym(n)`.
-struct GiantClass {
+pub(super) struct GiantClass {
     /// `copies[0]` is the representative orbit `q_0, …, q_{n-1}`; `copies[j][t] = φ_j(q_t)` for
     /// the linking bijection `φ_j` of the `j`-th linked orbit.
-    copies: Vec<Vec<u32>>,
+    pub(super) copies: Vec<Vec<u32>>,
 }
 
 impl GiantClass {
