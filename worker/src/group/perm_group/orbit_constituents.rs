@@ -31,9 +31,10 @@
 //! caller's ordinary proofs run: nothing is concluded from a bound that is not reached.
 //!
 //! # Complexity
-//! `O(n · k)` for the restrictions and the signs, `O(Σ |O_i|² · k)` for the minimal blocks, and
-//! `O(k · c²)` bits for the ranks, for `k` generators on `n` points; then the constituents'
-//! orders (by the caller).
+//! `O(n · k)` for the restrictions and the signs, the linkage test's `O(n · k)` invariants and
+//! `O(|O| · k)` per bijection tried (only between orbits of one size, invariants and moving
+//! generators), `O(Σ |O_i|² · k)` for the minimal blocks, and `O(k · c²)` bits for the ranks, for
+//! `k` generators on `n` points; then the constituents' orders (by the caller).
 //!
 //! # Example
 //! On `{1..6}` (GAP's notation), `(1,2)(4,5)`, `(1,2,3)` and `(4,5,6)`: the constituents are
