@@ -74,6 +74,9 @@ const CASES: &[&str] = &[
     "sym30wrsym9_beside_sym30_random",
     "sym50wrsym9_beside_sym50_random",
     "sym100wrsym9_beside_sym100_random",
+    "sym4wrsym40_beside_sym3wrsym40_random",
+    "sym4wrsym100_beside_sym3wrsym100_random",
+    "sym2wrsym250_beside_sym500_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -201,6 +204,9 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "sym30wrsym9_beside_sym30_random" => (300, random_wreath_beside(30, 9, 30, 3, 300)),
         "sym50wrsym9_beside_sym50_random" => (500, random_wreath_beside(50, 9, 50, 3, 500)),
         "sym100wrsym9_beside_sym100_random" => (1000, random_wreath_beside(100, 9, 100, 3, 1000)),
+        "sym4wrsym40_beside_sym3wrsym40_random" => (280, random_two_wreaths(4, 40, 3, 40, 280)),
+        "sym4wrsym100_beside_sym3wrsym100_random" => (700, random_two_wreaths(4, 100, 3, 100, 700)),
+        "sym2wrsym250_beside_sym500_random" => (1000, random_two_wreaths(2, 250, 500, 1, 1000)),
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),
@@ -295,20 +301,43 @@ fn random_wreath_of(b: usize, m: usize, count: usize, seed: u64) -> Vec<Perm> {
 /// `count` random elements of `Sym(b) wr Sym(m)` on `b·m` points beside `Sym(c)` on `c` more,
 /// each moving both orbits, relabelled: an intransitive group with a wreath orbit.
 fn random_wreath_beside(b: usize, m: usize, c: usize, count: usize, seed: u64) -> Vec<Perm> {
-    let wreath = random_wreath_of(b, m, count, seed);
+    beside(&random_wreath_of(b, m, count, seed), c, seed, |_, rng| {
+        shuffled(c, rng)
+    })
+}
+
+/// `count` random elements of `Sym(b1) wr Sym(m1)` beside `Sym(b2) wr Sym(m2)` (`Sym(b2)` for
+/// `m2 = 1`), each moving both orbits, relabelled: their block actions are independent, so the
+/// kernel of the action on either orbit holds the other's `Alt(m)` on its blocks.
+fn random_two_wreaths(b1: usize, m1: usize, b2: usize, m2: usize, seed: u64) -> Vec<Perm> {
+    let second = random_wreath_of(b2, m2, 3, seed + 2);
+    beside(&random_wreath_of(b1, m1, 3, seed), b2 * m2, seed, |i, _| {
+        second[i].images().to_vec()
+    })
+}
+
+/// Each of `first` beside the permutation `second(i, rng)` of `c` more points, relabelled.
+fn beside(
+    first: &[Perm],
+    c: usize,
+    seed: u64,
+    mut second: impl FnMut(usize, &mut ChaCha8Rng) -> Vec<u32>,
+) -> Vec<Perm> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed + 1);
-    let d = b * m + c;
+    let n = first[0].degree();
+    let d = n + c;
     let relabel = shuffled(d, &mut rng);
-    wreath
+    first
         .iter()
-        .map(|x| {
-            let beside = shuffled(c, &mut rng);
+        .enumerate()
+        .map(|(i, x)| {
+            let beside = second(i, &mut rng);
             let mut images = vec![0u32; d];
             let points = x
                 .images()
                 .iter()
                 .copied()
-                .chain(beside.iter().map(|&y| (b * m) as u32 + y));
+                .chain(beside.iter().map(|&y| n as u32 + y));
             for (p, q) in points.enumerate() {
                 images[relabel[p] as usize] = relabel[q as usize];
             }

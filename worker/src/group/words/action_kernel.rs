@@ -3,7 +3,9 @@
 //! parts ([`KernelSeriesWords`]): on one orbit (a diagonal product such as `Sym(50)` acting on
 //! two copies of its points, faithfully on each), on a system of minimal blocks (`Sym(2) wr
 //! Sym(50)`, whose kernel on its 50 blocks is `C_2^50`; `Sym(4) wr Sym(40)`, kernel
-//! `Sym(4)^40`; `Sym(5) wr Sym(40)`), or, for a primitive group, faithfully on invariant lines
+//! `Sym(4)^40`; `Sym(5) wr Sym(40)`), for an intransitive group on the blocks of all its orbits
+//! at once (`Sym(4) wr Sym(100)` beside `Sym(3) wr Sym(100)`, each generator moving both: kernel
+//! in `Sym(4)^100 × Sym(3)^100`), or, for a primitive group, faithfully on invariant lines
 //! (`Sym(45)` on the 990 2-sets acts on its 45 stars as `Sym(45)` on points; see
 //! `invariant_lines`).
 //!
@@ -16,13 +18,15 @@
 //! `φ(y) = φ(x)`, so `k = x · y⁻¹ ∈ K`, and `x = k · y`: the word of `x` is the word of `k`
 //! followed by `u`. `k` is written down the kernel's series (signs on the parts, rotations of
 //! parts of three and four points, then elimination over `GF(p)`) in elements of `K` found as
-//! words in the generators: powers `s^o` of short words (`o` the order of `φ(s)`), their
+//! words in the generators: powers `s^o` of short words (`o` the order of `φ(s)`), commutators
+//! of such powers each trivial on one orbit of `H` when `H` has several (see `Seed`), their
 //! conjugates by the generators (two letters longer each), and `t · u_t⁻¹` for short random
 //! words `t`.
 //!
 //! **Proof.** `|H|` and `|G|` are proven orders, so `|K| = |G| / |H|`; the elements found are in
 //! `K` by construction (`t · u_t⁻¹` with `φ(t) = φ(u_t)`, a power `t^o` with `φ(t)^o = 1`, a
-//! conjugate of one of them) and checked to act trivially, and the group they generate has
+//! commutator of elements trivial on different orbits of `H`, a conjugate of one of them) and
+//! checked to act trivially, and the group they generate has
 //! order at least the bound [`KernelSeriesWords`] proves (the bottom's elements checked of
 //! prime order `p` and to commute); the search stops when that reaches `|K|`. A member's word
 //! is checked by the sift (the residue must be the identity), so a non-member gets none. Random
@@ -50,7 +54,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::elementary_abelian::Inserted;
 use super::group_words::{GroupWords, WordEffort};
-use super::kernel_candidates::KernelCandidates;
+use super::kernel_candidates::{KernelCandidates, Seed};
 use super::kernel_series::KernelSeriesWords;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
@@ -75,6 +79,12 @@ const SHORT_WORD_LETTERS: usize = 3;
 const SHORT_WORDS: usize = 512;
 /// Longest power `t^o` of a short word taken as a kernel element.
 const MAX_POWER_LETTERS: u64 = 1 << 16;
+/// Powers acting trivially on one orbit of the image kept per orbit, the shortest, for the
+/// commutator seeds: their combinations are tried, one power per orbit.
+const FACTORS_PER_ORBIT: usize = 6;
+/// Most orbits of the image for which commutator seeds are made (an iterated commutator of `k`
+/// powers has `2^(k-1)` times their letters).
+const MAX_COMMUTATOR_ORBITS: usize = 3;
 /// Random words tried per missing kernel dimension before the method gives up.
 const TRIES_PER_DIMENSION: usize = 64;
 
@@ -193,26 +203,87 @@ impl ActionKernelWords {
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<Option<ActionKernelWords>, SolveError> {
+        let generators = group.generators();
+        let limits = limits_left(budget_bytes, generators_bytes(group));
+        // An intransitive group acts on one orbit with a kernel that acts on the others as they
+        // are, or on every orbit's blocks at once with a kernel in the product of the blocks'
+        // symmetric groups. When every orbit has blocks the second kernel is the smaller
+        // (`Sym(4) wr Sym(100)` beside `Sym(3) wr Sym(100)`: through the first orbit the kernel
+        // holds `Alt(100)` on the second's blocks, through both orbits' blocks it is solvable);
+        // when one orbit is primitive (a giant) the first is (that orbit is a part of it, written
+        // by its own giant's words). The other is tried when the first declines (orbits that are
+        // copies of each other have a diagonal as the second kernel).
+        let blocks = OrbitBlocks::of(group, generators, ctx)?;
+        let blocks_first = blocks.as_ref().is_some_and(|b| b.every_orbit);
+        let mut blocks = blocks.map(|b| b.action);
+        if blocks_first
+            && let Some(words) = ActionKernelWords::through_blocks(
+                group,
+                blocks.take(),
+                effort,
+                ctx,
+                budget_bytes,
+                limit_name,
+            )?
+        {
+            return Ok(Some(words));
+        }
+        if let Some(chosen) = choose_action(group, generators, ctx, &limits)?
+            && let Some(words) =
+                ActionKernelWords::through(group, chosen, effort, ctx, budget_bytes, limit_name)?
+        {
+            return Ok(Some(words));
+        }
+        ActionKernelWords::through_blocks(group, blocks, effort, ctx, budget_bytes, limit_name)
+    }
+
+    /// [`through`](Self::through) the action on every orbit's blocks, when there is one.
+    fn through_blocks(
+        group: &PermGroup,
+        blocks: Option<(Action, Vec<Vec<u32>>)>,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<Option<ActionKernelWords>, SolveError> {
+        let Some((action, parts)) = blocks else {
+            return Ok(None);
+        };
+        let limits = limits_left(budget_bytes, generators_bytes(group));
+        let image = image_group(&action, group.generators(), ctx, &limits)?;
+        ActionKernelWords::through(
+            group,
+            (action, parts, image),
+            effort,
+            ctx,
+            budget_bytes,
+            limit_name,
+        )
+    }
+
+    /// The words through one `chosen` action, or `Ok(None)` when its kernel does not go down
+    /// the series of [`KernelSeriesWords`]. Arguments and errors as for
+    /// [`new`](Self::new).
+    fn through(
+        group: &PermGroup,
+        (action, parts, image_group): ChosenAction,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<Option<ActionKernelWords>, SolveError> {
         let degree = group.degree();
         let generators = group.generators().to_vec();
         let inverses: Vec<Perm> = generators.iter().map(Perm::inverse).collect();
         let orders = GeneratorOrders::of(&generators);
-        let mut held = 8 * degree as u64 * (generators.len() as u64 + 2);
-        let limits_left = |held: u64| {
-            let left = budget_bytes.saturating_sub(held);
-            Limits {
-                max_group_chain_bytes: left,
-                max_job_memory: left,
-                ..Limits::default()
-            }
-        };
-        let Some((action, parts, image_group)) =
-            choose_action(group, &generators, ctx, &limits_left(held))?
-        else {
-            return Ok(None);
-        };
         let kernel_order = group.order() / image_group.order();
-        held = held.saturating_add(action.bytes());
+        let image_orbits: Vec<Vec<u32>> = image_group
+            .orbits_ref()
+            .iter()
+            .filter(|o| o.len() > 1)
+            .cloned()
+            .collect();
+        let mut held = generators_bytes(group).saturating_add(action.bytes());
         let image = GroupWords::new(
             &image_group,
             effort,
@@ -234,14 +305,14 @@ impl ActionKernelWords {
             bytes: held,
         };
         if !kernel_order.is_one()
-            && !words.find_kernel(&kernel_order, ctx, budget_bytes, limit_name)?
+            && !words.find_kernel(&kernel_order, &image_orbits, ctx, budget_bytes, limit_name)?
         {
             // A bottom that is not elementary abelian may be a product over the parts.
             if !words.kernel.parts_may_hold_a_product() {
                 return Ok(None);
             }
             words.kernel = KernelSeriesWords::new(degree, parts, true, budget_bytes / 8);
-            if !words.find_kernel(&kernel_order, ctx, budget_bytes, limit_name)? {
+            if !words.find_kernel(&kernel_order, &image_orbits, ctx, budget_bytes, limit_name)? {
                 return Ok(None);
             }
         }
@@ -311,6 +382,7 @@ impl ActionKernelWords {
     fn find_kernel(
         &mut self,
         kernel_order: &BigUint,
+        image_orbits: &[Vec<u32>],
         ctx: &SolveContext,
         budget_bytes: u64,
         limit_name: &'static str,
@@ -318,18 +390,50 @@ impl ActionKernelWords {
         let k = self.generators.len();
         let degree = self.generators[0].degree();
         // Candidates, the shortest word first (`KernelCandidates`), then random ones.
-        let mut powers: Vec<(u64, Word, u64)> = Vec::new();
-        for t in short_words(k as u32, SHORT_WORD_LETTERS, SHORT_WORDS, &self.orders) {
+        let shorts = short_words(k as u32, SHORT_WORD_LETTERS, SHORT_WORDS, &self.orders);
+        let mut seeds: Vec<Seed> = Vec::new();
+        // Per orbit of the image, `(letters, short word, o)` for the powers `t^o` trivial on it.
+        let commutators = (2..=MAX_COMMUTATOR_ORBITS).contains(&image_orbits.len());
+        let mut trivial_on: Vec<Vec<(u64, usize, u64)>> = vec![Vec::new(); image_orbits.len()];
+        for (index, t) in shorts.iter().enumerate() {
             ctx.check()?;
             let x = t.evaluate(&self.generators, degree);
             let image = self.action.image(&x).expect("a member acts");
             if let Some(o) = image.order().to_u64()
                 && o.saturating_mul(t.len()) <= MAX_POWER_LETTERS
             {
-                powers.push((o * t.len(), t, o));
+                seeds.push(Seed::power(t.clone(), o));
+            }
+            if commutators {
+                for (orbit, powers) in image_orbits.iter().zip(&mut trivial_on) {
+                    if let Some(o) = order_on(&image, orbit)
+                        && o.saturating_mul(t.len()) <= MAX_POWER_LETTERS
+                    {
+                        powers.push((o * t.len(), index, o));
+                    }
+                }
             }
         }
-        let mut candidates = KernelCandidates::new(powers);
+        if commutators {
+            for powers in &mut trivial_on {
+                powers.sort_unstable();
+                powers.truncate(FACTORS_PER_ORBIT);
+            }
+            seeds.extend(
+                combinations(&trivial_on)
+                    .into_iter()
+                    .map(|choice| {
+                        Seed::commutator(
+                            choice
+                                .into_iter()
+                                .map(|(_, index, o)| (shorts[index].clone(), o))
+                                .collect(),
+                        )
+                    })
+                    .filter(|seed| seed.letters() <= MAX_POWER_LETTERS),
+            );
+        }
+        let mut candidates = KernelCandidates::new(seeds);
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let mut idle = 0usize;
         let mut walk = 2usize;
@@ -361,17 +465,13 @@ impl ActionKernelWords {
             {
                 return Ok(false);
             }
-            // Waiting elements are bounded by an eighth of the budget; beyond, inserted at once.
-            let inserted = if candidates.waiting_bytes() < budget_bytes / 8 {
-                match self.kernel.insert_or_reduce(x, w, &self.orders) {
-                    Ok(inserted) => inserted,
-                    Err((reduced, word)) => {
-                        candidates.wait(reduced, word);
-                        continue;
-                    }
+            // Waiting elements are bounded by an eighth of the budget (the longest dropped).
+            let inserted = match self.kernel.insert_or_reduce(x, w, &self.orders) {
+                Ok(inserted) => inserted,
+                Err((reduced, word)) => {
+                    candidates.wait(reduced, word, budget_bytes / 8);
+                    continue;
                 }
-            } else {
-                self.kernel.insert(&x, w, &self.orders)
             };
             match inserted {
                 Inserted::NotElementary => return Ok(false),
@@ -523,6 +623,127 @@ fn choose_action(
             .collect();
         (action, parts, image)
     }))
+}
+
+/// Bytes of the generators and their inverses (and two permutations of work space).
+fn generators_bytes(group: &PermGroup) -> u64 {
+    8 * group.degree() as u64 * (group.generators().len() as u64 + 2)
+}
+
+/// Limits for the image's chain: what `held` leaves of the budget.
+fn limits_left(budget_bytes: u64, held: u64) -> Limits {
+    let left = budget_bytes.saturating_sub(held);
+    Limits {
+        max_group_chain_bytes: left,
+        max_job_memory: left,
+        ..Limits::default()
+    }
+}
+
+/// The blocks of every orbit of an intransitive group (see [`OrbitBlocks::of`]).
+struct OrbitBlocks {
+    /// The action on the blocks, and its kernel's parts: the blocks of two or more points.
+    action: (Action, Vec<Vec<u32>>),
+    /// Whether every orbit has blocks of two or more points (none is primitive).
+    every_orbit: bool,
+}
+
+impl OrbitBlocks {
+    /// For an intransitive group, its action on the blocks of all its orbits at once: a system
+    /// of minimal blocks on each imprimitive orbit, the points themselves on the others. The
+    /// kernel maps every block onto itself. `None` when the group is transitive or every orbit
+    /// is primitive (the action would be faithful).
+    ///
+    /// Complexity: the minimal blocks, `O(n² k)` per orbit of `n` points.
+    fn of(
+        group: &PermGroup,
+        generators: &[Perm],
+        ctx: &SolveContext,
+    ) -> Result<Option<OrbitBlocks>, SolveError> {
+        let degree = group.degree();
+        let orbits: Vec<&Vec<u32>> = group.orbits_ref().iter().filter(|o| o.len() > 1).collect();
+        if orbits.len() < 2 {
+            return Ok(None);
+        }
+        let mut block_of = vec![NONE; degree];
+        let mut representatives: Vec<u32> = Vec::new();
+        let mut parts: Vec<Vec<u32>> = Vec::new();
+        let mut every_orbit = true;
+        for orbit in orbits {
+            let blocks = if orbit.len() <= MAX_BLOCK_SEARCH_POINTS {
+                minimal_blocks(degree, orbit, generators, ctx)?
+            } else {
+                None
+            };
+            let first = representatives.len() as u32;
+            let Some(blocks) = blocks else {
+                every_orbit = false;
+                for (i, &x) in orbit.iter().enumerate() {
+                    block_of[x as usize] = first + i as u32;
+                    representatives.push(x);
+                }
+                continue;
+            };
+            let first_part = parts.len();
+            for (&x, &b) in orbit.iter().zip(&blocks) {
+                block_of[x as usize] = first + b;
+                if (first + b) as usize == representatives.len() {
+                    representatives.push(x);
+                    parts.push(Vec::new());
+                }
+                parts[first_part + b as usize].push(x);
+            }
+        }
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        parts.iter_mut().for_each(|p| p.sort_unstable());
+        let action = Action::Blocks {
+            block_of,
+            representatives,
+        };
+        Ok(Some(OrbitBlocks {
+            action: (action, parts),
+            every_orbit,
+        }))
+    }
+}
+
+/// The order of `p` on `orbit` (a union of its cycles): the lcm of those cycles' lengths, or
+/// `None` beyond `u64`. O(d).
+fn order_on(p: &Perm, orbit: &[u32]) -> Option<u64> {
+    let mut seen = vec![false; p.degree()];
+    let mut order = 1u64;
+    for &start in orbit {
+        if seen[start as usize] {
+            continue;
+        }
+        let mut length = 0u64;
+        let mut x = start;
+        while !seen[x as usize] {
+            seen[x as usize] = true;
+            length += 1;
+            x = p.image(x);
+        }
+        order = order.checked_mul(length / num_integer::gcd(order, length))?;
+    }
+    Some(order)
+}
+
+/// Every choice of one entry from each list (the lists' cartesian product).
+fn combinations<T: Copy>(lists: &[Vec<T>]) -> Vec<Vec<T>> {
+    lists.iter().fold(vec![Vec::new()], |chosen, list| {
+        chosen
+            .iter()
+            .flat_map(|prefix| {
+                list.iter().map(move |&entry| {
+                    let mut longer = prefix.clone();
+                    longer.push(entry);
+                    longer
+                })
+            })
+            .collect()
+    })
 }
 
 fn image_group(
@@ -677,6 +898,79 @@ mod tests {
         assert!(
             applied >= 290,
             "the method applied to {applied} groups only"
+        );
+    }
+
+    /// Random subgroups of a product of two wreath products on separate orbits (`Sym(2) wr
+    /// Sym(3)` beside `Sym(3) wr Sym(2)`, and so on), each generator moving both orbits, so the
+    /// action mostly goes through both orbits' blocks at once (its image on `m1 + m2` points,
+    /// its kernel's seeds including commutators): every element's word multiplies out to it
+    /// (all elements listed by closure), random non-members get none.
+    #[test]
+    fn every_element_of_products_of_two_wreath_products_through_their_blocks() {
+        let mut rng = ChaCha8Rng::seed_from_u64(78);
+        let ctx = SolveContext::detached();
+        let mut through_both = 0;
+        for round in 0..60 {
+            let (b1, m1, b2, m2) =
+                [(2usize, 3usize, 3usize, 2usize), (2, 2, 2, 3), (3, 2, 2, 2)][round % 3];
+            let (n1, n2) = (b1 * m1, b2 * m2);
+            let d = n1 + n2;
+            let mut relabel: Vec<u32> = (0..d as u32).collect();
+            relabel.shuffle(&mut rng);
+            let count = rng.random_range(2..=3);
+            let mut wreath = |b: usize, m: usize, offset: usize, images: &mut [u32]| {
+                let mut blocks: Vec<usize> = (0..m).collect();
+                blocks.shuffle(&mut rng);
+                for (i, &to) in blocks.iter().enumerate() {
+                    let mut inside: Vec<usize> = (0..b).collect();
+                    inside.shuffle(&mut rng);
+                    for j in 0..b {
+                        images[relabel[offset + b * i + j] as usize] =
+                            relabel[offset + b * to + inside[j]];
+                    }
+                }
+            };
+            let gens: Vec<Perm> = (0..count)
+                .map(|_| {
+                    let mut images = vec![0u32; d];
+                    wreath(b1, m1, 0, &mut images);
+                    wreath(b2, m2, n1, &mut images);
+                    Perm::from_images(images, "test").unwrap()
+                })
+                .collect();
+            let group = PermGroup::new(d, gens.clone(), &ctx, &Limits::default()).unwrap();
+            let all = elements(&gens, d);
+            let words = ActionKernelWords::new(&group, WordEffort(1), &ctx, 1 << 26, "test")
+                .unwrap()
+                .expect("a kernel of blocks of two and three points goes down the series");
+            if matches!(words.action, Action::Blocks { .. }) && words.action.degree() == m1 + m2 {
+                through_both += 1;
+            }
+            for x in &all {
+                let p = Perm::from_images(x.clone(), "test").unwrap();
+                let w = words
+                    .word_of(&p, u64::MAX)
+                    .unwrap()
+                    .expect("a member has a word");
+                assert_eq!(&multiply_out(&w, &gens, d), x, "round {round}");
+            }
+            for _ in 0..20 {
+                let mut images: Vec<u32> = (0..d as u32).collect();
+                images.shuffle(&mut rng);
+                let p = Perm::from_images(images.clone(), "test").unwrap();
+                assert_eq!(
+                    words.word_of(&p, u64::MAX).unwrap().is_some(),
+                    all.contains(&images),
+                    "round {round}"
+                );
+            }
+        }
+        // 40 of the 60 with this seed: a random subgroup may have no blocks on an orbit, or
+        // orbits that are copies of each other (a diagonal kernel), and then acts on one orbit.
+        assert!(
+            through_both >= 30,
+            "through both orbits' blocks in {through_both} of 60 only"
         );
     }
 }

@@ -3,7 +3,9 @@
 //! its members' words stay short.
 //!
 //! Four sources, merged by length:
-//! - the powers `t^o` of the short words `t` (`o` the order of `t`'s image under the action);
+//! - seeds made from short words `t`: the powers `t^o` (`o` the order of `t`'s image under the
+//!   action) and, when the image has several orbits, commutators of powers that act trivially
+//!   on different orbits of the image (see [`Seed`]);
 //! - the conjugates of every element kept by every generator (two letters longer: `K` and each
 //!   term of its series are normal);
 //! - the `p`-th power of every element kept in a layer of the series over `GF(p)` (it lies one
@@ -12,64 +14,101 @@
 //!   elements, so with a longer word): they wait here for their turn by their new length rather
 //!   than filling a deeper layer with long words while short candidates are left.
 //!
-//! Only the short words' powers are listed up front; every other candidate's permutation is made
+//! Only the seeds are listed up front; every other candidate's permutation is made
 //! when it is taken, so what is held beside the kernel's elements stays small.
 //!
 //! # Complexity
 //! Taking a candidate: `O(d + |w|)` for a conjugate, `O(p · (d + |w|))` for a layer power,
-//! `O(|t| · d + log o)` for a short word's power, `O(log m)` for one of `m` waiting elements.
+//! `O(Σ |t_i| · d + log o_i)` for a seed, `O(log m)` for one of `m` waiting elements.
 //!
 //! # Reference
 //! Seress, *Permutation Group Algorithms* (2003), §2.3 (normal closures by conjugates of the
 //! elements found); Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §8.1
 //! (`p`-th powers and commutators go down an elementary abelian series).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::BTreeMap;
 
 use super::kernel_series::KernelSeriesWords;
 use super::word::{GeneratorOrders, Word};
 use crate::group::Perm;
 
-/// An element waiting its turn, ordered by letters (then by arrival).
-#[derive(Debug)]
-struct Waiting {
-    key: Reverse<(u64, u64)>,
-    perm: Perm,
-    word: Word,
+/// A kernel element made from short words: the iterated commutator `[…[[a_1, a_2], a_3]…, a_k]`
+/// of powers `a_i = t_i^{o_i}`, or the power `a_1` itself when there is one factor.
+///
+/// Why commutators: when the image of the action has orbits `Ω_1, …, Ω_k`, let `N_i` be the
+/// (normal) subgroup acting trivially on `Ω_i`. A power `t^o` of a short word lies in the kernel
+/// `N_1 ∩ … ∩ N_k` only when `o` kills `t`'s image on every orbit: for an image such as
+/// `Sym(100) × Sym(100)` the least such `o` over short words is in the tens of thousands. But
+/// `[N_i, N_j] ⊆ N_i ∩ N_j`, so the commutator of `t^{o_1}` (trivial on `Ω_1`) and `s^{o_2}`
+/// (trivial on `Ω_2`) is in the kernel of two orbits with `2(o_1|t| + o_2|s|)` letters, each
+/// `o_i` killing one orbit's cycles only: hundreds of letters.
+#[derive(Debug, Clone)]
+pub(super) struct Seed {
+    letters: u64,
+    factors: Vec<(Word, u64)>,
 }
 
-impl PartialEq for Waiting {
-    fn eq(&self, other: &Waiting) -> bool {
-        self.key == other.key
+impl Seed {
+    /// The power `t^o`.
+    pub(super) fn power(t: Word, o: u64) -> Seed {
+        Seed {
+            letters: o.saturating_mul(t.len()),
+            factors: vec![(t, o)],
+        }
     }
-}
 
-impl Eq for Waiting {}
-
-impl PartialOrd for Waiting {
-    fn partial_cmp(&self, other: &Waiting) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
+    /// The iterated commutator of the powers `t^o` in `factors` (at least one).
+    pub(super) fn commutator(factors: Vec<(Word, u64)>) -> Seed {
+        let letters = factors.iter().skip(1).fold(
+            factors[0].1.saturating_mul(factors[0].0.len()),
+            |c, (t, o)| {
+                c.saturating_add(o.saturating_mul(t.len()))
+                    .saturating_mul(2)
+            },
+        );
+        Seed { letters, factors }
     }
-}
 
-impl Ord for Waiting {
-    fn cmp(&self, other: &Waiting) -> std::cmp::Ordering {
-        self.key.cmp(&other.key)
+    /// Its letters before free reduction.
+    pub(super) fn letters(&self) -> u64 {
+        self.letters
+    }
+
+    /// The element and its word.
+    fn element(&self, generators: &[Perm], orders: &GeneratorOrders) -> (Perm, Word) {
+        let degree = generators[0].degree();
+        let power = |(t, o): &(Word, u64)| {
+            let mut w = Word::identity();
+            w.append_power(t, *o as i64, orders);
+            (t.evaluate(generators, degree).pow(*o as i64), w)
+        };
+        let (mut c, mut c_word) = power(&self.factors[0]);
+        for factor in &self.factors[1..] {
+            let (a, a_word) = power(factor);
+            c = c.inverse().compose(&a.inverse()).compose(&c).compose(&a);
+            let mut w = Word::identity();
+            w.append_inverse(&c_word, orders);
+            w.append_inverse(&a_word, orders);
+            w.append(&c_word, orders);
+            w.append(&a_word, orders);
+            c_word = w;
+        }
+        (c, c_word)
     }
 }
 
 /// The candidates' sources and where each one stands (see the module documentation).
 #[derive(Debug)]
 pub(super) struct KernelCandidates {
-    /// `(letters, t, o)`: the power `t^o` of a short word, by increasing letters.
-    powers: Vec<(u64, Word, u64)>,
-    next_power: usize,
+    /// The seeds, by increasing letters.
+    seeds: Vec<Seed>,
+    next_seed: usize,
     /// The next conjugate: of kept element `.0` by generator `.1`.
     conjugated: (usize, usize),
     /// The next kept element whose `p`-th power is tried.
     powered: usize,
-    waiting: BinaryHeap<Waiting>,
+    /// Elements waiting their turn, by `(letters, arrival)`.
+    waiting: BTreeMap<(u64, u64), (Perm, Word)>,
     arrivals: u64,
     waiting_bytes: u64,
 }
@@ -77,38 +116,43 @@ pub(super) struct KernelCandidates {
 /// Where the next candidate comes from.
 enum Source {
     Conjugate,
-    ShortPower,
+    Seed,
     LayerPower,
     Waiting,
 }
 
 impl KernelCandidates {
-    /// The candidates, with `powers` the short words' powers `(letters, t, o)` (any order).
-    pub(super) fn new(mut powers: Vec<(u64, Word, u64)>) -> KernelCandidates {
-        powers.sort_by_key(|(letters, _, _)| *letters);
+    /// The candidates, with the `seeds` made from short words (any order).
+    pub(super) fn new(mut seeds: Vec<Seed>) -> KernelCandidates {
+        seeds.sort_by_key(Seed::letters);
         KernelCandidates {
-            powers,
-            next_power: 0,
+            seeds,
+            next_seed: 0,
             conjugated: (0, 0),
             powered: 0,
-            waiting: BinaryHeap::new(),
+            waiting: BTreeMap::new(),
             arrivals: 0,
             waiting_bytes: 0,
         }
     }
 
-    /// Puts an element moved down the series back in line, by the letters of its word.
-    pub(super) fn wait(&mut self, perm: Perm, word: Word) {
+    /// Puts an element moved down the series back in line, by the letters of its word; then,
+    /// while the waiting elements hold more than `max_bytes`, drops the longest (another
+    /// element, a conjugate or a random one, can bring what it would have: the search stops on
+    /// the order, not on the candidates).
+    pub(super) fn wait(&mut self, perm: Perm, word: Word, max_bytes: u64) {
         self.waiting_bytes += Self::waiting_cost(&perm, &word);
         self.arrivals += 1;
-        self.waiting.push(Waiting {
-            key: Reverse((word.len(), self.arrivals)),
-            perm,
-            word,
-        });
+        self.waiting
+            .insert((word.len(), self.arrivals), (perm, word));
+        while self.waiting_bytes > max_bytes
+            && let Some((_, (perm, word))) = self.waiting.pop_last()
+        {
+            self.waiting_bytes -= Self::waiting_cost(&perm, &word);
+        }
     }
 
-    /// Bytes held by the elements waiting (the short words' powers are few and short).
+    /// Bytes held by the elements waiting (the seeds are few and short).
     pub(super) fn waiting_bytes(&self) -> u64 {
         self.waiting_bytes
     }
@@ -127,17 +171,17 @@ impl KernelCandidates {
         }
         let conjugate = (self.conjugated.0 < kernel.found_len())
             .then(|| kernel.found(self.conjugated.0).1.len() + 2);
-        let short_power = self.powers.get(self.next_power).map(|(l, _, _)| *l);
+        let seed = self.seeds.get(self.next_seed).map(Seed::letters);
         let layer_power = (self.powered < kernel.found_len()).then(|| {
             let p = kernel
                 .found_prime(self.powered)
                 .expect("skipped to a layer's element");
             p as u64 * kernel.found(self.powered).1.len()
         });
-        let waiting = self.waiting.peek().map(|w| w.key.0.0);
+        let waiting = self.waiting.first_key_value().map(|(key, _)| key.0);
         let source = [
             (conjugate, Source::Conjugate),
-            (short_power, Source::ShortPower),
+            (seed, Source::Seed),
             (layer_power, Source::LayerPower),
             (waiting, Source::Waiting),
         ]
@@ -145,7 +189,6 @@ impl KernelCandidates {
         .filter_map(|(letters, source)| letters.map(|l| (l, source)))
         .min_by_key(|(letters, _)| *letters)?
         .1;
-        let degree = generators[0].degree();
         Some(match source {
             Source::Conjugate => {
                 let (element, word) = kernel.found(self.conjugated.0);
@@ -160,12 +203,9 @@ impl KernelCandidates {
                 }
                 (x, w)
             }
-            Source::ShortPower => {
-                let (_, t, o) = &self.powers[self.next_power];
-                self.next_power += 1;
-                let mut w = Word::identity();
-                w.append_power(t, *o as i64, orders);
-                (t.evaluate(generators, degree).pow(*o as i64), w)
+            Source::Seed => {
+                self.next_seed += 1;
+                self.seeds[self.next_seed - 1].element(generators, orders)
             }
             Source::LayerPower => {
                 let (element, word) = kernel.found(self.powered);
@@ -176,9 +216,9 @@ impl KernelCandidates {
                 (element.pow(p as i64), w)
             }
             Source::Waiting => {
-                let w = self.waiting.pop().expect("peeked");
-                self.waiting_bytes -= Self::waiting_cost(&w.perm, &w.word);
-                (w.perm, w.word)
+                let (_, (perm, word)) = self.waiting.pop_first().expect("peeked");
+                self.waiting_bytes -= Self::waiting_cost(&perm, &word);
+                (perm, word)
             }
         })
     }

@@ -300,8 +300,10 @@ impl KernelSeriesWords {
         }
     }
 
-    /// Adds `x`, an element of the group (with its `word`), if it is new.
-    pub(super) fn insert(&mut self, x: &Perm, word: Word, orders: &GeneratorOrders) -> Inserted {
+    /// Adds `x`, an element of the group (with its `word`), if it is new, reducing it at once
+    /// (the words' search lets reduced elements wait their turn instead).
+    #[cfg(test)]
+    fn insert(&mut self, x: &Perm, word: Word, orders: &GeneratorOrders) -> Inserted {
         let mut next = (x.clone(), word);
         // Each reduction moves the element at least one layer down, or (at a bottom taken part
         // by part) to a power supported on one part: at most three rounds.
