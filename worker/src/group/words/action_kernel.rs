@@ -828,6 +828,36 @@ mod tests {
         images
     }
 
+    /// Every element of `all` (the group's elements) gets a word that multiplies out to it, and
+    /// 20 random permutations get one exactly when they are in `all`.
+    fn assert_words_of_all(
+        words: &ActionKernelWords,
+        all: &HashSet<Vec<u32>>,
+        gens: &[Perm],
+        rng: &mut ChaCha8Rng,
+        round: usize,
+    ) {
+        let d = gens[0].degree();
+        for x in all {
+            let p = Perm::from_images(x.clone(), "test").unwrap();
+            let w = words
+                .word_of(&p, u64::MAX)
+                .unwrap()
+                .expect("a member has a word");
+            assert_eq!(&multiply_out(&w, gens, d), x, "round {round}");
+        }
+        for _ in 0..20 {
+            let mut images: Vec<u32> = (0..d as u32).collect();
+            images.shuffle(rng);
+            let p = Perm::from_images(images.clone(), "test").unwrap();
+            assert_eq!(
+                words.word_of(&p, u64::MAX).unwrap().is_some(),
+                all.contains(&images),
+                "round {round}"
+            );
+        }
+    }
+
     /// Random subgroups of `Sym(2) wr Sym(4)`, `Sym(3) wr Sym(2)`, `Sym(4) wr Sym(2)`,
     /// `Sym(2) wr Sym(3)`, `Sym(5) wr Sym(2)`, relabelled, every seventh on two copies of its
     /// points (intransitive): whenever the method applies (299 of the 300: the kernels of blocks
@@ -876,24 +906,7 @@ mod tests {
                 continue;
             };
             applied += 1;
-            for x in &all {
-                let p = Perm::from_images(x.clone(), "test").unwrap();
-                let w = words
-                    .word_of(&p, u64::MAX)
-                    .unwrap()
-                    .expect("a member has a word");
-                assert_eq!(&multiply_out(&w, &gens, d), x, "round {round}");
-            }
-            for _ in 0..20 {
-                let mut images: Vec<u32> = (0..d as u32).collect();
-                images.shuffle(&mut rng);
-                let p = Perm::from_images(images.clone(), "test").unwrap();
-                assert_eq!(
-                    words.word_of(&p, u64::MAX).unwrap().is_some(),
-                    all.contains(&images),
-                    "round {round}"
-                );
-            }
+            assert_words_of_all(&words, &all, &gens, &mut rng, round);
         }
         assert!(
             applied >= 290,
@@ -947,24 +960,7 @@ mod tests {
             if matches!(words.action, Action::Blocks { .. }) && words.action.degree() == m1 + m2 {
                 through_both += 1;
             }
-            for x in &all {
-                let p = Perm::from_images(x.clone(), "test").unwrap();
-                let w = words
-                    .word_of(&p, u64::MAX)
-                    .unwrap()
-                    .expect("a member has a word");
-                assert_eq!(&multiply_out(&w, &gens, d), x, "round {round}");
-            }
-            for _ in 0..20 {
-                let mut images: Vec<u32> = (0..d as u32).collect();
-                images.shuffle(&mut rng);
-                let p = Perm::from_images(images.clone(), "test").unwrap();
-                assert_eq!(
-                    words.word_of(&p, u64::MAX).unwrap().is_some(),
-                    all.contains(&images),
-                    "round {round}"
-                );
-            }
+            assert_words_of_all(&words, &all, &gens, &mut rng, round);
         }
         // 40 of the 60 with this seed: a random subgroup may have no blocks on an orbit, or
         // orbits that are copies of each other (a diagonal kernel), and then acts on one orbit.
