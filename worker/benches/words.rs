@@ -77,6 +77,8 @@ const CASES: &[&str] = &[
     "sym4wrsym40_beside_sym3wrsym40_random",
     "sym4wrsym100_beside_sym3wrsym100_random",
     "sym2wrsym250_beside_sym500_random",
+    "sym30wrsym4_beside_sym20wrsym5_random",
+    "sym50wrsym10_beside_sym25wrsym20_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -207,6 +209,10 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "sym4wrsym40_beside_sym3wrsym40_random" => (280, random_two_wreaths(4, 40, 3, 40, 280)),
         "sym4wrsym100_beside_sym3wrsym100_random" => (700, random_two_wreaths(4, 100, 3, 100, 700)),
         "sym2wrsym250_beside_sym500_random" => (1000, random_two_wreaths(2, 250, 500, 1, 1000)),
+        "sym30wrsym4_beside_sym20wrsym5_random" => (220, random_two_wreaths(30, 4, 20, 5, 220)),
+        "sym50wrsym10_beside_sym25wrsym20_random" => {
+            (1000, random_two_wreaths(50, 10, 25, 20, 1001))
+        }
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),

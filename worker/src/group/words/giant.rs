@@ -517,6 +517,15 @@ impl GiantWords {
         self.word_of_inner(inner, max_letters)
     }
 
+    /// Like [`word_of`](Self::word_of) for the action of `g` on the orbit's points, whatever it
+    /// does elsewhere (`Ok(None)` when it does not map them onto themselves).
+    pub(crate) fn word_of_action(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+        let Some(inner) = self.points.restrict_action(g) else {
+            return Ok(None);
+        };
+        self.word_of_inner(inner, max_letters)
+    }
+
     /// The word of the permutation `inner` of the orbit's points (numbered in increasing order,
     /// as [`MovedPoints`] numbers them): `Ok(None)` when it is not in the giant (odd for `Alt`),
     /// `Err(letters)` as soon as the word would be longer than `max_letters`.

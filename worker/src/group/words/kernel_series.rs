@@ -227,7 +227,7 @@ impl KernelSeriesWords {
             layers: [Layer::new(LayerMap::Signs), Layer::new(LayerMap::Rotations)],
             bottom,
             kept: Vec::new(),
-            max_power_letters: max_power_bytes / LETTER_BYTES,
+            max_power_letters: (max_power_bytes / LETTER_BYTES).min(1 << 20),
         }
     }
 

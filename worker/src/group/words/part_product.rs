@@ -19,11 +19,13 @@
 //! sizes; the caller compares it with the order it expects.
 //!
 //! **Alternating blocks.** When every part's group is the part's alternating group (of at least
-//! nine points, so beyond a table) and the whole group permutes the parts transitively (they are
-//! its blocks), [`PartProductWords::finish`] writes the members with conjugates of one 3-cycle of
-//! the whole group in its own generators ([`GiantWords::on_blocks`]) instead of each part's
-//! words in the part's elements, which are themselves long powers (`Sym(100) wr Sym(2)`: about
-//! 190,000 letters instead of more than 10^7). A part that is a whole orbit of the group with its
+//! nine points, so beyond a table) and the parts are blocks of the whole group's orbits (the
+//! parts in an orbit cover it), [`PartProductWords::finish`] writes the members with conjugates
+//! of one 3-cycle of the whole group per orbit, in its own generators ([`GiantWords::on_blocks`]),
+//! instead of each part's words in the part's elements, which are themselves long powers
+//! (`Sym(100) wr Sym(2)`: about 190,000 letters instead of more than 10^7; `Sym(50) wr Sym(10)`
+//! beside `Sym(25) wr Sym(20)`, the kernel of the action on both orbits' blocks, one 3-cycle for
+//! each orbit). A part that is a whole orbit of the group with its
 //! alternating group there (`Sym(100)` beside `Sym(100) wr Sym(9)`, the kernel of the action on
 //! the larger orbit) is written likewise on its own, with a 3-cycle of the group that is the
 //! identity off that orbit ([`GiantWords::on_orbit`]).
@@ -132,11 +134,11 @@ pub(super) struct PartProductWords {
     /// Every element kept, in order: `(part, index in its table's elements)`.
     found: Vec<(usize, usize)>,
     /// Set by [`PartProductWords::finish`] when every part's group is the part's alternating
-    /// group and the whole group permutes the parts transitively: one set of 3-cycle
-    /// conjugates in the whole group's generators writes every member, instead of each part's
-    /// words in the part's elements (whose own words are long powers). Boxed: it is large and
-    /// most products have none.
-    block_giants: Option<Box<GiantWords>>,
+    /// group and the parts are blocks of the whole group's orbits, covering each orbit they
+    /// meet: per such orbit one set of 3-cycle conjugates in the whole group's generators
+    /// writes every member's restriction to it, instead of each part's words in the part's
+    /// elements (whose own words are long powers). Empty for most products.
+    block_giants: Vec<GiantWords>,
 }
 
 impl PartProductWords {
@@ -154,7 +156,7 @@ impl PartProductWords {
             position,
             tables,
             found: Vec::new(),
-            block_giants: None,
+            block_giants: Vec::new(),
         }
     }
 
@@ -228,9 +230,10 @@ impl PartProductWords {
 
     /// Builds the words of every part whose group is beyond a table (call once the elements
     /// found generate the whole product): when every part's group is its alternating group of
-    /// at least [`BLOCK_GIANTS_FROM`] points and `group` (whose kernel this product is the
-    /// bottom of) permutes the parts transitively, conjugates of a 3-cycle of `group` in its own
-    /// generators ([`GiantWords::on_blocks`]); else, for a part that is a whole orbit of `group`
+    /// at least [`BLOCK_GIANTS_FROM`] points and the parts are blocks of the orbits of `group`
+    /// (whose kernel this product is the bottom of), covering each orbit they meet, per orbit
+    /// conjugates of a 3-cycle of `group` in its own generators ([`GiantWords::on_blocks`]);
+    /// else, for a part that is a whole orbit of `group`
     /// with its alternating group there (of as many points), conjugates of a 3-cycle of `group`
     /// that is the identity off that orbit ([`GiantWords::on_orbit`]), and for any other part its
     /// words in the part's elements.
@@ -246,10 +249,16 @@ impl PartProductWords {
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<(), SolveError> {
-        if self.block_giants.is_none() && self.parts_are_alternating_blocks(group) {
-            let giants =
-                GiantWords::on_blocks(group, &self.parts, effort, ctx, budget_bytes, limit_name)?;
-            self.block_giants = Some(Box::new(giants));
+        if self.block_giants.is_empty()
+            && let Some(orbits) = self.alternating_blocks_by_orbit(group)
+        {
+            let mut held = self.bytes();
+            for blocks in orbits {
+                let left = budget_bytes.saturating_sub(held);
+                let giants = GiantWords::on_blocks(group, &blocks, effort, ctx, left, limit_name)?;
+                held = held.saturating_add(giants.bytes());
+                self.block_giants.push(giants);
+            }
             return Ok(());
         }
         let alternating_orbit = |part: &[u32], large: &LargePart| {
@@ -292,8 +301,20 @@ impl PartProductWords {
         if x.degree() != self.degree || !preserves_orbits(x, &self.position) {
             return Ok(None);
         }
-        if let Some(giants) = &self.block_giants {
-            return giants.word_of(x, max_letters);
+        if !self.block_giants.is_empty() {
+            // `x` maps every part onto itself: its restrictions to the orbits commute.
+            let mut word = Word::identity();
+            for giants in &self.block_giants {
+                let left = max_letters.saturating_sub(word.len());
+                let Some(part) = giants
+                    .word_of_action(x, left)
+                    .map_err(|letters| word.len().saturating_add(letters))?
+                else {
+                    return Ok(None);
+                };
+                word.append(&part, orders);
+            }
+            return word.at_most(max_letters);
         }
         let mut word = Word::identity();
         for part in 0..self.parts.len() {
@@ -374,26 +395,52 @@ impl PartProductWords {
                 words + t.table.len() as u64 * (2 * p.len() as u64 + 80) + large
             })
             .sum();
-        let giants = self.block_giants.as_ref().map_or(0, |g| g.bytes());
+        let giants: u64 = self.block_giants.iter().map(GiantWords::bytes).sum();
         tables + giants + 8 * self.degree as u64 + 16 * self.found.len() as u64
     }
 
-    /// Whether every part's group is the alternating group of the part, the parts (of at least
-    /// [`BLOCK_GIANTS_FROM`] points) are every point `group` moves, and `group` is transitive
-    /// on them (so on the parts too: it maps each onto a part).
-    fn parts_are_alternating_blocks(&self, group: &PermGroup) -> bool {
-        let size = self.parts[0].len();
-        let alternating = factorial(size as u64) / 2u32;
-        let moved = group.orbits_ref().iter().filter(|o| o.len() > 1).count();
-        size >= BLOCK_GIANTS_FROM
-            && moved == 1
-            && group.moved_points() == size * self.parts.len()
-            && self.parts.iter().all(|p| p.len() == size)
-            && self.tables.iter().all(|t| {
-                t.large
+    /// The parts grouped by the orbit of `group` they lie in, when every part's group is the
+    /// alternating group of the part (of at least [`BLOCK_GIANTS_FROM`] points) and the parts in
+    /// each orbit, two or more, cover it (so they are blocks of it: `group` maps each part onto
+    /// a part); `None` otherwise.
+    fn alternating_blocks_by_orbit(&self, group: &PermGroup) -> Option<Vec<Vec<Vec<u32>>>> {
+        let alternating = |part: &[u32], table: &PartTable| {
+            part.len() >= BLOCK_GIANTS_FROM
+                && table
+                    .large
                     .as_ref()
-                    .is_some_and(|large| large.group.order() == alternating)
-            })
+                    .is_some_and(|large| large.group.order() * 2u32 == factorial(part.len() as u64))
+        };
+        if !self
+            .parts
+            .iter()
+            .zip(&self.tables)
+            .all(|(p, t)| alternating(p, t))
+        {
+            return None;
+        }
+        let mut by_orbit: Vec<(usize, Vec<Vec<u32>>)> = Vec::new();
+        for part in &self.parts {
+            let orbit = group
+                .orbits_ref()
+                .iter()
+                .position(|o| o.contains(&part[0]))?;
+            match by_orbit.iter_mut().find(|(o, _)| *o == orbit) {
+                Some((_, blocks)) => blocks.push(part.clone()),
+                None => by_orbit.push((orbit, vec![part.clone()])),
+            }
+        }
+        // A part that is a whole orbit is written on its own (see `finish`).
+        let covers = |(orbit, blocks): &(usize, Vec<Vec<u32>>)| {
+            let size = blocks[0].len();
+            blocks.len() >= 2
+                && blocks.iter().all(|b| b.len() == size)
+                && size * blocks.len() == group.orbits_ref()[*orbit].len()
+        };
+        by_orbit
+            .iter()
+            .all(covers)
+            .then(|| by_orbit.into_iter().map(|(_, blocks)| blocks).collect())
     }
 
     /// The one part `x` moves points of, if it moves points of exactly one part (and none
@@ -616,7 +663,7 @@ mod tests {
         let group = PermGroup::new(12, gens.to_vec(), &ctx, &Limits::default()).unwrap();
         n.finish(&group, WordEffort(1), &ctx, 1 << 28, "test")
             .unwrap();
-        assert!(n.block_giants.is_none());
+        assert!(n.block_giants.is_empty());
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         for _ in 0..50 {
             let mut x = Perm::identity(12);
@@ -664,7 +711,7 @@ mod tests {
         let group = PermGroup::new(18, gens.to_vec(), &ctx, &Limits::default()).unwrap();
         n.finish(&group, WordEffort(1), &ctx, 1 << 28, "test")
             .unwrap();
-        assert!(n.block_giants.is_some());
+        assert!(!n.block_giants.is_empty());
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         for _ in 0..50 {
             let mut x = Perm::identity(18);
