@@ -284,8 +284,9 @@ impl GiantWords {
         GiantWords::build(group, shape, effort, ctx, budget_bytes, limit_name)
     }
 
-    /// Words for `Π Alt(B)` over the `blocks` of a block system of `group` (disjoint, of one
-    /// size `b >= 3`, together every point the group moves), a subgroup of `group`:
+    /// Words for `Π Alt(B)` over the `blocks` of a block system of `group` on one of its orbits
+    /// (disjoint, of one size `b >= 3`, together that orbit; the 3-cycles found fix every other
+    /// point), a subgroup of `group`:
     /// the members even on every block that map each block onto itself (the bottom of the kernel
     /// of `Sym(100) wr Sym(2)` on its blocks). The base element is a 3-cycle of the group (every
     /// 3-cycle of a group preserving blocks of at least three points lies in one block), and the
