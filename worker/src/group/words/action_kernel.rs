@@ -921,14 +921,45 @@ mod tests {
     /// (all elements listed by closure), random non-members get none.
     #[test]
     fn every_element_of_products_of_two_wreath_products_through_their_blocks() {
-        let mut rng = ChaCha8Rng::seed_from_u64(78);
+        let shapes: [&[(usize, usize)]; 3] =
+            [&[(2, 3), (3, 2)], &[(2, 2), (2, 3)], &[(3, 2), (2, 2)]];
+        let through_all = words_of_wreath_products_side_by_side(&shapes, 60, 78);
+        // 40 of the 60 with this seed: a random subgroup may have no blocks on an orbit, or
+        // orbits that are copies of each other (a diagonal kernel), and then acts on one orbit.
+        assert!(
+            through_all >= 30,
+            "through both orbits' blocks in {through_all} of 60 only"
+        );
+    }
+
+    /// The same with three orbits, so the kernel's seeds include iterated commutators `[[a_1,
+    /// a_2], a_3]` of powers each trivial on one orbit of the image.
+    #[test]
+    fn every_element_of_products_of_three_wreath_products_through_their_blocks() {
+        let shapes: [&[(usize, usize)]; 2] = [&[(2, 2), (2, 3), (3, 2)], &[(2, 3), (3, 2), (2, 2)]];
+        let through_all = words_of_wreath_products_side_by_side(&shapes, 20, 79);
+        // 11 of the 20 with this seed.
+        assert!(
+            through_all >= 8,
+            "through all orbits' blocks in {through_all} of 20 only"
+        );
+    }
+
+    /// For `rounds` random groups, each of 2 or 3 random elements of a product of wreath
+    /// products `Sym(b) wr Sym(m)` on separate orbits (`shapes[round % len]`, relabelled),
+    /// checks every element's word and random non-members ([`assert_words_of_all`]); returns in
+    /// how many the action went through every orbit's blocks at once.
+    fn words_of_wreath_products_side_by_side(
+        shapes: &[&[(usize, usize)]],
+        rounds: usize,
+        seed: u64,
+    ) -> usize {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let ctx = SolveContext::detached();
-        let mut through_both = 0;
-        for round in 0..60 {
-            let (b1, m1, b2, m2) =
-                [(2usize, 3usize, 3usize, 2usize), (2, 2, 2, 3), (3, 2, 2, 2)][round % 3];
-            let (n1, n2) = (b1 * m1, b2 * m2);
-            let d = n1 + n2;
+        let mut through_all = 0;
+        for round in 0..rounds {
+            let shape = shapes[round % shapes.len()];
+            let d: usize = shape.iter().map(|(b, m)| b * m).sum();
             let mut relabel: Vec<u32> = (0..d as u32).collect();
             relabel.shuffle(&mut rng);
             let count = rng.random_range(2..=3);
@@ -947,8 +978,11 @@ mod tests {
             let gens: Vec<Perm> = (0..count)
                 .map(|_| {
                     let mut images = vec![0u32; d];
-                    wreath(b1, m1, 0, &mut images);
-                    wreath(b2, m2, n1, &mut images);
+                    let mut offset = 0;
+                    for &(b, m) in shape {
+                        wreath(b, m, offset, &mut images);
+                        offset += b * m;
+                    }
                     Perm::from_images(images, "test").unwrap()
                 })
                 .collect();
@@ -957,16 +991,12 @@ mod tests {
             let words = ActionKernelWords::new(&group, WordEffort(1), &ctx, 1 << 26, "test")
                 .unwrap()
                 .expect("a kernel of blocks of two and three points goes down the series");
-            if matches!(words.action, Action::Blocks { .. }) && words.action.degree() == m1 + m2 {
-                through_both += 1;
+            let blocks: usize = shape.iter().map(|(_, m)| m).sum();
+            if matches!(words.action, Action::Blocks { .. }) && words.action.degree() == blocks {
+                through_all += 1;
             }
             assert_words_of_all(&words, &all, &gens, &mut rng, round);
         }
-        // 40 of the 60 with this seed: a random subgroup may have no blocks on an orbit, or
-        // orbits that are copies of each other (a diagonal kernel), and then acts on one orbit.
-        assert!(
-            through_both >= 30,
-            "through both orbits' blocks in {through_both} of 60 only"
-        );
+        through_all
     }
 }
