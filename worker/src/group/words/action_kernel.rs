@@ -220,6 +220,7 @@ impl ActionKernelWords {
             && let Some(words) = ActionKernelWords::through_blocks(
                 group,
                 blocks.take(),
+                &limits,
                 effort,
                 ctx,
                 budget_bytes,
@@ -234,13 +235,23 @@ impl ActionKernelWords {
         {
             return Ok(Some(words));
         }
-        ActionKernelWords::through_blocks(group, blocks, effort, ctx, budget_bytes, limit_name)
+        ActionKernelWords::through_blocks(
+            group,
+            blocks,
+            &limits,
+            effort,
+            ctx,
+            budget_bytes,
+            limit_name,
+        )
     }
 
-    /// [`through`](Self::through) the action on every orbit's blocks, when there is one.
+    /// [`through`](Self::through) the action on every orbit's blocks, when there is one, its
+    /// image's chain within `limits`.
     fn through_blocks(
         group: &PermGroup,
         blocks: Option<(Action, Vec<Vec<u32>>)>,
+        limits: &Limits,
         effort: WordEffort,
         ctx: &SolveContext,
         budget_bytes: u64,
@@ -249,8 +260,7 @@ impl ActionKernelWords {
         let Some((action, parts)) = blocks else {
             return Ok(None);
         };
-        let limits = limits_left(budget_bytes, generators_bytes(group));
-        let image = image_group(&action, group.generators(), ctx, &limits)?;
+        let image = image_group(&action, group.generators(), ctx, limits)?;
         ActionKernelWords::through(
             group,
             (action, parts, image),

@@ -51,10 +51,7 @@ pub(super) struct Seed {
 impl Seed {
     /// The power `t^o`.
     pub(super) fn power(t: Word, o: u64) -> Seed {
-        Seed {
-            letters: o.saturating_mul(t.len()),
-            factors: vec![(t, o)],
-        }
+        Seed::commutator(vec![(t, o)])
     }
 
     /// The iterated commutator of the powers `t^o` in `factors` (at least one).

@@ -85,6 +85,14 @@ struct LargePart {
     words: Option<LargePartWords>,
 }
 
+impl LargePart {
+    /// Whether its group is the alternating group of its `points` points, of at least
+    /// [`BLOCK_GIANTS_FROM`] (then written with 3-cycles of the whole group).
+    fn is_alternating(&self, points: usize) -> bool {
+        points >= BLOCK_GIANTS_FROM && self.group.order() * 2u32 == factorial(points as u64)
+    }
+}
+
 /// How a large part's members are written.
 #[derive(Debug)]
 enum LargePartWords {
@@ -263,9 +271,7 @@ impl PartProductWords {
         }
         let alternating_orbit = |part: &[u32], large: &LargePart| {
             let orbit = group.orbits_ref().iter().find(|o| o.contains(&part[0]));
-            part.len() >= BLOCK_GIANTS_FROM
-                && orbit.is_some_and(|o| o.len() == part.len())
-                && large.group.order() * 2u32 == factorial(part.len() as u64)
+            orbit.is_some_and(|o| o.len() == part.len()) && large.is_alternating(part.len())
         };
         let mut held = self.bytes();
         for (table, part) in self.tables.iter_mut().zip(&self.parts) {
@@ -405,11 +411,10 @@ impl PartProductWords {
     /// a part); `None` otherwise.
     fn alternating_blocks_by_orbit(&self, group: &PermGroup) -> Option<Vec<Vec<Vec<u32>>>> {
         let alternating = |part: &[u32], table: &PartTable| {
-            part.len() >= BLOCK_GIANTS_FROM
-                && table
-                    .large
-                    .as_ref()
-                    .is_some_and(|large| large.group.order() * 2u32 == factorial(part.len() as u64))
+            table
+                .large
+                .as_ref()
+                .is_some_and(|large| large.is_alternating(part.len()))
         };
         if !self
             .parts
