@@ -416,6 +416,15 @@ impl std::ops::Mul for &Perm {
 /// Complexity: O(d).
 pub(crate) fn cycle_lengths_into(images: &[u32], seen: &mut [bool], out: &mut Vec<usize>) {
     seen.fill(false);
+    cycle_lengths_of_unseen(images, seen, out);
+}
+
+/// The lengths of the cycles of the permutation with these `images` through the points not yet
+/// marked in `seen` (which ends all marked), into `out`: with a union of cycles marked, the
+/// cycle lengths on the other points.
+///
+/// Complexity: O(d).
+pub(crate) fn cycle_lengths_of_unseen(images: &[u32], seen: &mut [bool], out: &mut Vec<usize>) {
     out.clear();
     for start in 0..images.len() {
         if seen[start] {

@@ -42,7 +42,7 @@ use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
 use super::moved_points::MovedPoints;
-use super::three_cycle::{Walker, short_three_cycle};
+use super::three_cycle::{Role, Walker, short_three_cycle};
 use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -56,11 +56,13 @@ const NONE: u32 = u32::MAX;
 const LEVEL_GENERATORS: usize = 8;
 
 /// Where a [`GiantWords`] works: an orbit on which the group acts as `giant`, or the union of
-/// `blocks` with `Alt` on each.
+/// `blocks` with `Alt` on each; `free`: other orbits the base element may move (each point
+/// increasing), by a permutation even on each.
 struct Shape<'a> {
     orbit: &'a [u32],
     giant: Giant,
     blocks: Option<&'a [Vec<u32>]>,
+    free: &'a [Vec<u32>],
 }
 
 /// Which giant a group is on the points it moves.
@@ -92,8 +94,8 @@ pub(super) fn giant_of_moved_points(group: &PermGroup) -> Option<Giant> {
     }
 }
 
-/// One generator of a tree level: the permutation (of the moved points), its inverse and its
-/// word in the job's generators.
+/// One generator of a tree level: the permutation (of the moved points, then of the free points
+/// if any: see [`Rest`]), its inverse and its word in the job's generators.
 #[derive(Debug)]
 pub(super) struct Edge {
     pub(super) perm: Box<[u32]>,
@@ -205,16 +207,41 @@ impl TreeLevel {
         a
     }
 
-    /// The tree's representative for `p`, as images of all `m` points.
-    fn perm_to(&self, p: u32, m: usize) -> Vec<u32> {
-        let mut images: Vec<u32> = (0..m as u32).collect();
-        for v in self.steps_to(p) {
-            let e = &self.edges[(v / 2) as usize];
-            let step = if v.is_multiple_of(2) { &e.perm } else { &e.inv };
-            images.iter_mut().for_each(|y| *y = step[*y as usize]);
-        }
+    /// The tree's representative for `p`, as images of all `n` points its edges act on.
+    fn perm_to(&self, p: u32, n: usize) -> Vec<u32> {
+        let mut images: Vec<u32> = (0..n as u32).collect();
+        self.apply_rep_to_all(p, &mut images, false);
         images
     }
+
+    /// Maps every value of `images` by the tree's representative for `p` (or its inverse).
+    fn apply_rep_to_all(&self, p: u32, images: &mut [u32], inverse: bool) {
+        let mut steps = self.steps_to(p);
+        if inverse {
+            steps.reverse();
+        }
+        for v in steps {
+            let e = &self.edges[(v / 2) as usize];
+            let step = if v.is_multiple_of(2) != inverse {
+                &e.perm
+            } else {
+                &e.inv
+            };
+            images.iter_mut().for_each(|y| *y = step[*y as usize]);
+        }
+    }
+}
+
+/// The free points of a [`GiantWords`] whose base element may move other orbits (see
+/// [`GiantWords::on_orbit_before`]): the trees' edges act on them too (numbered after the
+/// orbit's `m` points), so that each conjugate's action there is known.
+#[derive(Debug)]
+struct Rest {
+    /// The free points, numbered in increasing order.
+    points: MovedPoints,
+    /// The base element on them, and its inverse (free numbers, from 0).
+    base: Box<[u32]>,
+    base_inv: Box<[u32]>,
 }
 
 /// Words for every member of `Sym(m)` or `Alt(m)` on the moved points (see the module
@@ -238,6 +265,8 @@ pub(crate) struct GiantWords {
     /// each point's block. A member is then even on every block, and its 3-cycles stay in
     /// blocks.
     block_of: Option<Vec<u32>>,
+    /// The other orbits the base element moves ([`GiantWords::on_orbit_before`]).
+    rest: Option<Rest>,
     bytes: u64,
 }
 
@@ -280,6 +309,33 @@ impl GiantWords {
             orbit,
             giant,
             blocks: None,
+            free: &[],
+        };
+        GiantWords::build(group, shape, effort, ctx, budget_bytes, limit_name)
+    }
+
+    /// The same for `Alt(orbit)` in a product of giants, written before the orbits `later`
+    /// (each point increasing): the base element is a 3-cycle on `orbit`, the identity off it
+    /// and `later`, and any permutation even on each later orbit. It is the power of a random
+    /// word that need not kill the cycles on `later`, so it is as short as for a giant of the
+    /// orbit's degree alone, where fixing `later` too would cost a power killing their cycles
+    /// as well. Each word then comes with its action on `later`
+    /// ([`word_and_rest_of_inner`](Self::word_and_rest_of_inner)), which the later orbits' words
+    /// undo. The caller proves that the group contains `Alt(orbit)` fixing every other point.
+    pub(crate) fn on_orbit_before(
+        group: &PermGroup,
+        orbit: &[u32],
+        later: &[Vec<u32>],
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GiantWords, SolveError> {
+        let shape = Shape {
+            orbit,
+            giant: Giant::Alternating,
+            blocks: None,
+            free: later,
         };
         GiantWords::build(group, shape, effort, ctx, budget_bytes, limit_name)
     }
@@ -309,6 +365,7 @@ impl GiantWords {
             orbit: &orbit,
             giant: Giant::Alternating,
             blocks: Some(blocks),
+            free: &[],
         };
         GiantWords::build(group, shape, effort, ctx, budget_bytes, limit_name)
     }
@@ -326,22 +383,35 @@ impl GiantWords {
             orbit,
             giant,
             blocks,
+            free,
         } = shape;
+        debug_assert!(free.is_empty() || giant == Giant::Alternating);
         let all_moved = MovedPoints::of(group);
         let points = MovedPoints::from_points(group.degree(), orbit);
         let (degree, m) = (points.degree(), points.len());
+        let rest_points =
+            (!free.is_empty()).then(|| MovedPoints::from_points(degree, &free.concat()));
+        // The trees' edges act on the orbit's points, then on the free points.
+        let n = m + rest_points.as_ref().map_or(0, MovedPoints::len);
         let orders = GeneratorOrders::of(group.generators());
-        let edges_on = |points: &MovedPoints| -> Vec<Edge> {
+        let edges_on = |points: &MovedPoints, rest: Option<&MovedPoints>| -> Vec<Edge> {
+            let action = |points: &MovedPoints, g: &Perm| {
+                points
+                    .restrict_action(g)
+                    .expect("a generator permutes its group's orbits")
+            };
             group
                 .generators()
                 .iter()
                 .enumerate()
                 .filter_map(|(i, g)| {
-                    let perm: Box<[u32]> = points
-                        .restrict_action(g)
-                        .expect("a generator permutes its group's orbits")
-                        .into_boxed_slice();
+                    let mut perm = action(points, g);
                     let moves = perm.iter().enumerate().any(|(x, &y)| x as u32 != y);
+                    if let Some(rest) = rest {
+                        let after = points.len() as u32;
+                        perm.extend(action(rest, g).into_iter().map(|y| after + y));
+                    }
+                    let perm = perm.into_boxed_slice();
                     moves.then(|| Edge {
                         inv: invert(&perm),
                         perm,
@@ -351,7 +421,7 @@ impl GiantWords {
                 .filter(|e| !e.word.is_identity())
                 .collect()
         };
-        let generators = edges_on(&points);
+        let generators = edges_on(&points, rest_points.as_ref());
         // Sym: an odd generator exists (even ones generate a subgroup of Alt).
         let odd = match giant {
             Giant::Alternating => None,
@@ -361,10 +431,11 @@ impl GiantWords {
                 .map(|e| (e.inv.clone(), e.word.clone())),
         };
         // The trees' generators: three levels of at most a few dozen permutations, two arrays
-        // each, and three arrays of m per tree.
+        // each (on the free points too), and three arrays of m per tree.
         // A walk over the other orbits too keeps every generator on all moved points.
-        let fixed = 4 * (LEVEL_GENERATORS as u64 * 4 + generators.len() as u64) * 8 * m as u64
+        let fixed = 4 * (LEVEL_GENERATORS as u64 * 4 + generators.len() as u64) * 8 * n as u64
             + 3 * 12 * m as u64
+            + 8 * (n - m) as u64
             + if all_moved.len() == m {
                 0
             } else {
@@ -393,21 +464,31 @@ impl GiantWords {
             )
         };
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
-        let (support, base_word) = if all_moved.len() == m {
+        let (support, base_word, rest) = if all_moved.len() == m {
             let walker = Walker {
                 generators: &generators,
                 orders: &orders,
                 m,
             };
             let found = short_three_cycle(&walker, None, effort, &mut rng, ctx, &charge_letters)?;
-            (found.points, found.word)
+            (found.points, found.word, None)
         } else {
-            // The walk follows every moved point, so the power is known to fix the other orbits.
-            let walk_edges = edges_on(&all_moved);
-            let in_orbit: Vec<bool> = all_moved
+            // The walk follows every moved point, so the power is known to fix the other orbits
+            // (but the free ones).
+            let walk_edges = edges_on(&all_moved, None);
+            let roles: Vec<Role> = all_moved
                 .points()
                 .iter()
-                .map(|x| orbit.binary_search(x).is_ok())
+                .map(|x| {
+                    let free_orbit = || free.iter().position(|o| o.binary_search(x).is_ok());
+                    if orbit.binary_search(x).is_ok() {
+                        Role::Cycle
+                    } else if let Some(j) = free_orbit() {
+                        Role::Free(j as u32)
+                    } else {
+                        Role::Fixed
+                    }
+                })
                 .collect();
             let walker = Walker {
                 generators: &walk_edges,
@@ -416,17 +497,33 @@ impl GiantWords {
             };
             let found = short_three_cycle(
                 &walker,
-                Some(&in_orbit),
+                Some(&roles),
                 effort,
                 &mut rng,
                 ctx,
                 &charge_letters,
             )?;
+            let rest = rest_points.map(|rest_points| {
+                let base: Box<[u32]> = rest_points
+                    .points()
+                    .iter()
+                    .map(|&x| {
+                        let y = found.perm[all_moved.inner(x) as usize];
+                        rest_points.inner(all_moved.points()[y as usize])
+                    })
+                    .collect();
+                Rest {
+                    points: rest_points,
+                    base_inv: invert(&base),
+                    base,
+                }
+            });
             (
                 found
                     .points
                     .map(|x| points.inner(all_moved.points()[x as usize])),
                 found.word,
+                rest,
             )
         };
         let bytes = fixed
@@ -468,7 +565,7 @@ impl GiantWords {
                 &levels[j - 1],
                 (support[j], reach(j)),
                 at_least[j],
-                m,
+                (m, n),
                 &orders,
                 &mut rng,
             );
@@ -484,7 +581,7 @@ impl GiantWords {
                 )));
             }
             at_least[j - 1] *= 4;
-            charge(bytes + at_least[j - 1] as u64 * 16 * m as u64)?;
+            charge(bytes + at_least[j - 1] as u64 * 16 * n as u64)?;
             levels.pop();
         }
         Ok(GiantWords {
@@ -495,6 +592,7 @@ impl GiantWords {
             levels,
             odd,
             block_of,
+            rest,
             bytes,
         })
     }
@@ -502,6 +600,13 @@ impl GiantWords {
     /// Bytes held (trees' generators and the base element's word).
     pub(crate) fn bytes(&self) -> u64 {
         self.bytes
+    }
+
+    /// The free points of [`on_orbit_before`](Self::on_orbit_before), increasing (empty
+    /// without them): what [`word_and_rest_of_inner`](Self::word_and_rest_of_inner)'s action
+    /// numbers.
+    pub(crate) fn free_points(&self) -> &[u32] {
+        self.rest.as_ref().map_or(&[], |r| r.points.points())
     }
 
     /// The length of the base element's word (for benchmarks).
@@ -535,6 +640,26 @@ impl GiantWords {
         inner: Vec<u32>,
         max_letters: u64,
     ) -> Result<Option<Word>, u64> {
+        debug_assert!(self.rest.is_none(), "the free points' action is dropped");
+        Ok(self
+            .word_and_rest_of_inner(inner, max_letters)?
+            .map(|(word, _)| word))
+    }
+
+    /// Like [`word_of_inner`](Self::word_of_inner), with the word's action on the free points
+    /// of [`on_orbit_before`](Self::on_orbit_before) (images of their numbers in increasing
+    /// order; empty without them).
+    pub(crate) fn word_and_rest_of_inner(
+        &self,
+        inner: Vec<u32>,
+        max_letters: u64,
+    ) -> Result<Option<(Word, Vec<u32>)>, u64> {
+        let m = self.points.len() as u32;
+        // The free points' images, numbered after the orbit's as the trees' edges number them.
+        let mut rest: Vec<u32> = match &self.rest {
+            Some(r) => (m..m + r.points.len() as u32).collect(),
+            None => Vec::new(),
+        };
         let mut w = Word::identity();
         let mut even = inner;
         if let Some((odd_inv, odd_word)) = &self.odd
@@ -567,7 +692,7 @@ impl GiantWords {
             return Ok(None);
         }
         let mut piece = |targets: [u32; 3]| -> Result<(), u64> {
-            self.append_three_cycle(&mut w, targets);
+            self.append_three_cycle(&mut w, &mut rest, targets);
             if w.len() > max_letters {
                 return Err(w.len());
             }
@@ -582,7 +707,8 @@ impl GiantWords {
                 piece(three_cycle((b, c), (c, d)))?;
             }
         }
-        Ok(Some(w))
+        rest.iter_mut().for_each(|y| *y -= m);
+        Ok(Some((w, rest)))
     }
 
     /// Appends to `w` a word of the 3-cycle `(a b c)`: conjugates `u⁻¹ e^{±1} u` of the base
@@ -592,8 +718,11 @@ impl GiantWords {
     /// `Alt(4)` is trivial) `u` maps `p, q` onto `a, x`, so `e^u = (a x y)` with `y` one of
     /// the other two points: `(a b c)` itself, or `(a c b)` inverted, or else both are
     /// `(a b d)` and `(a c d)` (`d` the block's fourth point) and `(a b c) = (a b d)·(a d c)`.
-    fn append_three_cycle(&self, w: &mut Word, [a, b, c]: [u32; 3]) {
-        let conjugate = |w: &mut Word, chosen: &[u32], inverse: bool| {
+    /// With free points, `rest` (their images so far, numbered after the orbit's) is mapped by
+    /// each conjugate too.
+    fn append_three_cycle(&self, w: &mut Word, rest: &mut [u32], [a, b, c]: [u32; 3]) {
+        let m = self.points.len() as u32;
+        let mut conjugate = |w: &mut Word, chosen: &[u32], inverse: bool| {
             let u = self.conjugator_of(chosen);
             w.append_inverse(&u, &self.orders);
             if inverse {
@@ -602,6 +731,17 @@ impl GiantWords {
                 w.append(&self.base_word, &self.orders);
             }
             w.append(&u, &self.orders);
+            if let Some(r) = &self.rest {
+                // u = w_{c-1} ⋯ w_0 (see `conjugator_of`): u⁻¹ applies w_0⁻¹ first.
+                let levels = || self.levels.iter().zip(chosen);
+                levels().for_each(|(level, &p)| level.apply_rep_to_all(p, rest, true));
+                let base = if inverse { &r.base_inv } else { &r.base };
+                rest.iter_mut()
+                    .for_each(|y| *y = m + base[(*y - m) as usize]);
+                levels()
+                    .rev()
+                    .for_each(|(level, &p)| level.apply_rep_to_all(p, rest, false));
+            }
         };
         let [_, q, r] = self.base_points;
         match self.levels.len() {
@@ -666,12 +806,13 @@ impl GiantWords {
 /// points first (shortest words), at least `at_least` of them, added until the tree reaches
 /// `target` points (the orbit of `root` under the whole stabiliser). Also returns whether every
 /// Schreier generator was taken: then the tree's group is the whole stabiliser (Schreier's
-/// lemma), else it may be a smaller group with the same orbit.
+/// lemma), else it may be a smaller group with the same orbit. The trees work on `m` points, their
+/// edges act on `n >= m` (the free points after them, see [`Rest`]).
 fn stabiliser_level(
     above: &TreeLevel,
     (root, target): (u32, usize),
     at_least: usize,
-    m: usize,
+    (m, n): (usize, usize),
     orders: &GeneratorOrders,
     rng: &mut ChaCha8Rng,
 ) -> (TreeLevel, bool) {
@@ -686,7 +827,7 @@ fn stabiliser_level(
     let mut wanted = at_least;
     let mut all = true;
     'points: for &p in &points {
-        let up: Vec<u32> = above.perm_to(p, m);
+        let up: Vec<u32> = above.perm_to(p, n);
         for s in &above.edges {
             for dir in 0..2 {
                 let step = if dir == 0 { &s.perm } else { &s.inv };
@@ -695,14 +836,15 @@ fn stabiliser_level(
                     continue;
                 }
                 // u_p s u_q^-1 fixes the root of `above`.
-                let uq = above.perm_to(q, m);
+                let uq = above.perm_to(q, n);
                 let uq_inv = invert(&uq);
                 let perm: Box<[u32]> = up
                     .iter()
                     .map(|&x| uq_inv[step[x as usize] as usize])
                     .collect();
-                if perm.iter().enumerate().all(|(x, &y)| x as u32 == y)
-                    || edges.iter().any(|e| e.perm == perm)
+                // The trees see only the first m points.
+                if perm[..m].iter().enumerate().all(|(x, &y)| x as u32 == y)
+                    || edges.iter().any(|e| e.perm[..m] == perm[..m])
                 {
                     continue;
                 }

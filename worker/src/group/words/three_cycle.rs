@@ -18,6 +18,11 @@
 //!    1,000 its lcm is dominated by a few primes with short cycles, so this `K` is often smaller
 //!    by far more than 4.
 //!
+//! **Free orbits.** For one orbit of a product of giants ([`super::giant_product`]) the base
+//! element may act on the orbits written after it as any permutation even on each (they then
+//! write what it did): `K` then only kills the cycles on the other points, as for a giant of
+//! the orbit's own degree, and only those points count as moved.
+//!
 //! The walks are drawn until a base element is found and then for a while longer
 //! (`effort`-scaled), keeping the one with the fewest letters after free reduction. Every
 //! candidate is computed and checked (moved points exactly three, in the wanted orbit), so the
@@ -42,7 +47,7 @@ use super::group_words::WordEffort;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
-use crate::group::perm::cycle_lengths_into;
+use crate::group::perm::cycle_lengths_of_unseen;
 use crate::group::small_support_powers::{
     commutator_with_conjugate, moved, power, small_support_powers,
 };
@@ -53,18 +58,33 @@ const SEARCH_PER_POINT_AND_EFFORT: usize = 8;
 /// Random walks tried for the conjugator `g` of a commutator.
 const CONJUGATOR_WALKS: usize = 48;
 
-/// A 3-cycle's points in cycle order (`p → q → r → p`) and its word.
+/// A 3-cycle's points in cycle order (`p → q → r → p`), its word, and its permutation of the
+/// walker's points (a 3-cycle there but for [`Role::Free`] points).
 pub(super) struct ThreeCycle {
     pub(super) points: [u32; 3],
     pub(super) word: Word,
+    pub(super) perm: Vec<u32>,
+}
+
+/// What the base element does on one of the walker's points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    /// Its 3-cycle lies in these points (one orbit).
+    Cycle,
+    /// It fixes the point.
+    Fixed,
+    /// It may move the point, within its free orbit (numbered from 0) and by a permutation
+    /// even on that orbit.
+    Free(u32),
 }
 
 /// Finds a short word for a 3-cycle (see the module documentation).
 ///
 /// # Arguments
-/// `walker` walks on the group's generators; `in_orbit`, when given, marks the points of the orbit
-/// the 3-cycle must lie in (the group must contain the alternating group of that orbit, fixing
-/// every other point, else the search does not end: it is cancellable). `charge` is called with
+/// `walker` walks on the group's generators; `roles`, when given, says for each of its points
+/// whether the 3-cycle lies there, is to fix it or may move it (the group must contain the
+/// alternating group of the [`Role::Cycle`] points fixing the [`Role::Fixed`] ones, else the
+/// search does not end: it is cancellable); without, the 3-cycle may lie anywhere. `charge` is called with
 /// the chosen element's letters before its word is written out (a power of a long word can have
 /// billions), and its error returned.
 ///
@@ -72,7 +92,7 @@ pub(super) struct ThreeCycle {
 /// [`SolveError::Cancelled`]; `charge`'s error.
 pub(super) fn short_three_cycle(
     walker: &Walker,
-    in_orbit: Option<&[bool]>,
+    roles: Option<&[Role]>,
     effort: WordEffort,
     rng: &mut ChaCha8Rng,
     ctx: &SolveContext,
@@ -86,6 +106,10 @@ pub(super) fn short_three_cycle(
     let mut since_first = 0usize;
     let mut walk_len = 2 * (usize::BITS - m.leading_zeros()) as usize + 4;
     let mut drawn = 0usize;
+    // The free points are left out of the cycle lengths: `K` need not kill their cycles.
+    let free: Vec<bool> = (0..m)
+        .map(|x| roles.is_some_and(|r| matches!(r[x], Role::Free(_))))
+        .collect();
     let mut seen = vec![false; m];
     let mut lengths: Vec<usize> = Vec::new();
     while best.is_none() || since_first < search_after_first {
@@ -102,7 +126,8 @@ pub(super) fn short_three_cycle(
             if best.is_some() {
                 since_first += 1;
             }
-            cycle_lengths_into(&walk.perm, &mut seen, &mut lengths);
+            seen.copy_from_slice(&free);
+            cycle_lengths_of_unseen(&walk.perm, &mut seen, &mut lengths);
             for (k, support) in small_support_powers(&lengths, max_support) {
                 // The fewest letters this candidate can cost.
                 let factor = if support == 3 { 1 } else { 4 };
@@ -110,7 +135,7 @@ pub(super) fn short_three_cycle(
                 if best.as_ref().is_some_and(|b| bound >= b.letters) {
                     continue;
                 }
-                if let Some(found) = walker.candidate(&walk, k, max_support, in_orbit, rng)
+                if let Some(found) = walker.candidate(&walk, k, max_support, roles, rng)
                     && best.as_ref().is_none_or(|b| found.letters < b.letters)
                 {
                     best = Some(found);
@@ -124,9 +149,10 @@ pub(super) fn short_three_cycle(
 }
 
 /// A base element found but not yet written out: `x = w^k`, itself a 3-cycle (`g` is `None`)
-/// or the 3-cycle `[x, x^g]`.
+/// or the 3-cycle `[x, x^g]`, and its permutation.
 struct Candidate {
     points: [u32; 3],
+    perm: Vec<u32>,
     w: Word,
     k: u64,
     g: Option<Word>,
@@ -179,25 +205,34 @@ impl Walker<'_> {
         }
     }
 
-    /// The base element from `walk^k`: the power itself when it is a 3-cycle, else the
-    /// commutator with a conjugate by a short word when its support allows; `None` when neither
-    /// gives a 3-cycle in the wanted orbit. Both are computed and checked here.
+    /// The base element from `walk^k`: the power itself when it is a 3-cycle (on the points not
+    /// free, and even on each free orbit), else the commutator with a conjugate by a short word
+    /// when its support allows (a commutator is even on every orbit); `None` when neither gives
+    /// a 3-cycle in the wanted orbit. Both are computed and checked here.
     fn candidate(
         &self,
         walk: &Walk,
         k: u64,
         max_support: usize,
-        in_orbit: Option<&[bool]>,
+        roles: Option<&[Role]>,
         rng: &mut ChaCha8Rng,
     ) -> Option<Candidate> {
+        let role = |p: u32| roles.map_or(Role::Cycle, |r| r[p as usize]);
+        let bound = |t: &[u32]| -> Vec<u32> {
+            let mut support = moved(t);
+            support.retain(|&p| !matches!(role(p), Role::Free(_)));
+            support
+        };
+        let wanted = |p: u32| role(p) == Role::Cycle;
         let x = power(&walk.perm, k);
-        let support: Vec<u32> = moved(&x);
-        let wanted = |p: u32| in_orbit.is_none_or(|o| o[p as usize]);
+        let support = bound(&x);
         let power_letters = k as u128 * walk.word.len() as u128;
         if support.len() == 3 {
             let points = cycle_order(&x, support[0]);
-            return wanted(points[0]).then(|| Candidate {
+            let even = roles.is_none_or(|r| even_on_free_orbits(&x, r));
+            return (wanted(points[0]) && even).then(|| Candidate {
                 points,
+                perm: x,
                 w: walk.word.clone(),
                 k,
                 g: None,
@@ -209,12 +244,13 @@ impl Walker<'_> {
         }
         let g = self.one_point_conjugator(&support, wanted, rng)?;
         let c = commutator_with_conjugate(&x, &g.perm);
-        let c_support = moved(&c);
+        let c_support = bound(&c);
         if c_support.len() != 3 || !wanted(c_support[0]) {
             return None;
         }
         Some(Candidate {
             points: cycle_order(&c, c_support[0]),
+            perm: c,
             w: walk.word.clone(),
             k,
             letters: 4 * power_letters + 4 * g.word.len() as u128,
@@ -230,6 +266,7 @@ impl Walker<'_> {
             return ThreeCycle {
                 points: found.points,
                 word: x,
+                perm: found.perm,
             };
         };
         let mut word = Word::identity();
@@ -244,6 +281,7 @@ impl Walker<'_> {
         ThreeCycle {
             points: found.points,
             word,
+            perm: found.perm,
         }
     }
 
@@ -287,6 +325,34 @@ impl Walker<'_> {
         }
         best
     }
+}
+
+/// Whether `t` is even on each free orbit of `roles` (a cycle of length `ℓ` is `ℓ - 1`
+/// transpositions).
+fn even_on_free_orbits(t: &[u32], roles: &[Role]) -> bool {
+    let mut odd: Vec<bool> = Vec::new();
+    let mut seen = vec![false; t.len()];
+    for start in 0..t.len() {
+        let Role::Free(orbit) = roles[start] else {
+            continue;
+        };
+        if seen[start] {
+            continue;
+        }
+        let mut len = 0;
+        let mut x = start;
+        while !seen[x] {
+            seen[x] = true;
+            len += 1;
+            x = t[x] as usize;
+        }
+        let orbit = orbit as usize;
+        if odd.len() <= orbit {
+            odd.resize(orbit + 1, false);
+        }
+        odd[orbit] ^= len % 2 == 0;
+    }
+    !odd.contains(&true)
 }
 
 /// `[p, p^t, p^{t²}]`.
@@ -337,14 +403,41 @@ mod tests {
 
     /// `word` multiplies out to the 3-cycle `points` of `0..n`.
     fn assert_three_cycle(word: &Word, points: [u32; 3], generators: &[Perm], n: usize) {
-        let [p, q, r] = points;
-        let mut expected: Vec<u32> = (0..n as u32).collect();
-        (
-            expected[p as usize],
-            expected[q as usize],
-            expected[r as usize],
-        ) = (q, r, p);
-        assert_eq!(word.evaluate(generators, n).images(), &expected[..]);
+        assert_eq!(
+            word.evaluate(generators, n).images(),
+            &three_cycle_images(points, n)[..]
+        );
+    }
+
+    /// The images of the 3-cycle `points` of `0..n`.
+    fn three_cycle_images([p, q, r]: [u32; 3], n: usize) -> Vec<u32> {
+        let mut images: Vec<u32> = (0..n as u32).collect();
+        (images[p as usize], images[q as usize], images[r as usize]) = (q, r, p);
+        images
+    }
+
+    /// The base element of `sizes` consecutive orbits of two random elements with these
+    /// `roles`.
+    fn found_for(sizes: &[usize], roles: &[Role], seed: u64) -> (ThreeCycle, Vec<Perm>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let generators = random_product_pair(sizes, &mut rng);
+        let orders = GeneratorOrders::of(&generators);
+        let edges = edges(&generators, &orders);
+        let walker = Walker {
+            generators: &edges,
+            orders: &orders,
+            m: roles.len(),
+        };
+        let found = short_three_cycle(
+            &walker,
+            Some(roles),
+            WordEffort(1),
+            &mut rng,
+            &SolveContext::detached(),
+            &|_| Ok(()),
+        )
+        .unwrap();
+        (found, generators)
     }
 
     /// The word found multiplies out to the 3-cycle announced, in the orbit asked for and the
@@ -352,30 +445,54 @@ mod tests {
     #[test]
     fn base_elements_multiply_out_to_their_three_cycles() {
         for seed in 0..12u64 {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let sizes: &[usize] = if seed % 2 == 0 { &[40] } else { &[30, 25] };
-            let generators = random_product_pair(sizes, &mut rng);
             let n: usize = sizes.iter().sum();
-            let orders = GeneratorOrders::of(&generators);
             // The product's second orbit (points 30..55), or the whole of Sym(40).
-            let in_orbit: Vec<bool> = (0..n).map(|x| sizes.len() == 1 || x >= 30).collect();
-            let edges = edges(&generators, &orders);
-            let walker = Walker {
-                generators: &edges,
-                orders: &orders,
-                m: n,
-            };
-            let found = short_three_cycle(
-                &walker,
-                Some(&in_orbit),
-                WordEffort(1),
-                &mut rng,
-                &SolveContext::detached(),
-                &|_| Ok(()),
-            )
-            .unwrap();
+            let roles: Vec<Role> = (0..n)
+                .map(|x| match sizes.len() == 1 || x >= 30 {
+                    true => Role::Cycle,
+                    false => Role::Fixed,
+                })
+                .collect();
+            let (found, generators) = found_for(sizes, &roles, seed);
             assert_three_cycle(&found.word, found.points, &generators, n);
-            assert!(found.points.iter().all(|&x| in_orbit[x as usize]));
+            assert_eq!(found.perm, three_cycle_images(found.points, n));
+            assert!(
+                found
+                    .points
+                    .iter()
+                    .all(|&x| roles[x as usize] == Role::Cycle)
+            );
+        }
+    }
+
+    /// With a free orbit: the word multiplies out to the permutation announced, a 3-cycle on
+    /// the orbit asked for, the identity on the fixed one and even on the free one (counted by
+    /// its inversions).
+    #[test]
+    fn base_elements_with_a_free_orbit_are_even_there() {
+        let sizes = [30, 25, 20];
+        let n = 75;
+        let roles: Vec<Role> = (0..n)
+            .map(|x| match x {
+                0..30 => Role::Fixed,
+                30..55 => Role::Cycle,
+                _ => Role::Free(0),
+            })
+            .collect();
+        for seed in 0..8u64 {
+            let (found, generators) = found_for(&sizes, &roles, seed);
+            let product = found.word.evaluate(&generators, n);
+            assert_eq!(product.images(), &found.perm[..]);
+            let cycle = three_cycle_images(found.points, n);
+            assert_eq!(&found.perm[..55], &cycle[..55]);
+            assert!(found.points.iter().all(|&x| (30..55).contains(&x)));
+            let free = &found.perm[55..];
+            let inversions = (0..free.len())
+                .flat_map(|i| (i + 1..free.len()).map(move |j| (i, j)))
+                .filter(|&(i, j)| free[i] > free[j])
+                .count();
+            assert_eq!(inversions % 2, 0, "seed {seed}: odd on the free orbit");
         }
     }
 
@@ -400,7 +517,8 @@ mod tests {
             let mut walk = walker.start();
             for _ in 0..16 {
                 walker.step(&mut walk, &mut rng);
-                cycle_lengths_into(&walk.perm, &mut seen, &mut lengths);
+                seen.fill(false);
+                cycle_lengths_of_unseen(&walk.perm, &mut seen, &mut lengths);
                 for (k, support) in small_support_powers(&lengths, max_support) {
                     if support == 3 || k > 5_000 {
                         continue;
