@@ -675,6 +675,56 @@ fn group_words_products_of_giants_factor_by_factor() {
     assert!(words.word_of(&moves_fixed).is_none());
 }
 
+/// A product of giants on orbits of 40, 60 and 50 points (shuffled, 3 fixed points) from two
+/// random elements, each moving every orbit: every orbit but the last is written with a
+/// 3-cycle that may move the orbits after it, and the later orbits write what those pieces did
+/// there. Members (random products of the generators) get words that multiply out to them; a
+/// swap across two orbits and a move of a fixed point get none.
+#[test]
+fn group_words_products_of_giants_from_two_random_elements() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5_150);
+    let sizes = [40usize, 60, 50];
+    let d = sizes.iter().sum::<usize>() + 3;
+    let mut points: Vec<u32> = (0..d as u32).collect();
+    points.shuffle(&mut rng);
+    let mut orbits: Vec<&[u32]> = Vec::new();
+    let mut start = 0;
+    for &m in &sizes {
+        orbits.push(&points[start..start + m]);
+        start += m;
+    }
+    let gens: Vec<Perm> = (0..2)
+        .map(|_| {
+            orbits.iter().fold(Perm::identity(d), |x, o| {
+                x.compose(&random_on(o, d, &mut rng))
+            })
+        })
+        .collect();
+    let group = PermGroup::new(
+        d,
+        gens.clone(),
+        &SolveContext::detached(),
+        &Limits::default(),
+    )
+    .expect("builds");
+    let words = words_for(&group, 1);
+    assert_eq!(words.method(), WordMethod::GiantProduct);
+    for _ in 0..6 {
+        let x = random_product(&gens, d, 60, &mut rng);
+        let word = words.word_of(&x).expect("member");
+        assert_reduced(&word, "giant product from two random elements");
+        assert_eq!(multiply_out(&word, &gens, d), x.images(), "a member");
+    }
+    let across = perm(&format!("({},{})", orbits[0][0] + 1, orbits[2][0] + 1), d);
+    assert!(words.word_of(&across).is_none(), "a swap across orbits");
+    let fixed = &points[start..];
+    let moves_fixed = perm(&format!("({},{})", fixed[0] + 1, fixed[1] + 1), d);
+    assert!(
+        words.word_of(&moves_fixed).is_none(),
+        "a move of a fixed point"
+    );
+}
+
 /// `Sym(30) x Alt(41) x Sym(25)`'s subgroup of index 2 whose members have the same sign on the
 /// first and third orbits, on shuffled points with 4 fixed points, from three random elements
 /// that each move all three orbits (so not factor by factor): recognised by its order, every
