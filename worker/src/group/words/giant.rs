@@ -56,8 +56,8 @@ const NONE: u32 = u32::MAX;
 const LEVEL_GENERATORS: usize = 8;
 
 /// Where a [`GiantWords`] works: an orbit on which the group acts as `giant`, or the union of
-/// `blocks` with `Alt` on each; `free`: other orbits the base element may move (each point
-/// increasing), by a permutation even on each.
+/// `blocks` with `Alt` on each; `free`: the parts of other orbits (whole orbits or blocks, each
+/// increasing) the base element may move, mapping each onto itself by an even permutation.
 struct Shape<'a> {
     orbit: &'a [u32],
     giant: Giant,
@@ -359,13 +359,37 @@ impl GiantWords {
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<GiantWords, SolveError> {
+        GiantWords::on_blocks_before(group, blocks, &[], effort, ctx, budget_bytes, limit_name)
+    }
+
+    /// The same, written before the alternating groups of the blocks `later` of other orbits (as
+    /// [`on_orbit_before`](Self::on_orbit_before) is before later orbits): the base element
+    /// may act on their points by any permutation that maps each of those blocks onto itself,
+    /// even on each.
+    pub(crate) fn on_blocks_before(
+        group: &PermGroup,
+        blocks: &[Vec<u32>],
+        later: &[Vec<u32>],
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GiantWords, SolveError> {
         let mut orbit: Vec<u32> = blocks.concat();
         orbit.sort_unstable();
+        let later: Vec<Vec<u32>> = later
+            .iter()
+            .map(|block| {
+                let mut block = block.clone();
+                block.sort_unstable();
+                block
+            })
+            .collect();
         let shape = Shape {
             orbit: &orbit,
             giant: Giant::Alternating,
             blocks: Some(blocks),
-            free: &[],
+            free: &later,
         };
         GiantWords::build(group, shape, effort, ctx, budget_bytes, limit_name)
     }
@@ -602,13 +626,6 @@ impl GiantWords {
         self.bytes
     }
 
-    /// The free points of [`on_orbit_before`](Self::on_orbit_before), increasing (empty
-    /// without them): what [`word_and_rest_of_inner`](Self::word_and_rest_of_inner)'s action
-    /// numbers.
-    pub(crate) fn free_points(&self) -> &[u32] {
-        self.rest.as_ref().map_or(&[], |r| r.points.points())
-    }
-
     /// The length of the base element's word (for benchmarks).
     pub(crate) fn base_len(&self) -> u64 {
         self.base_word.len()
@@ -618,15 +635,6 @@ impl GiantWords {
     /// would be longer than `max_letters`.
     pub(crate) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
         let Some(inner) = self.points.restrict(g) else {
-            return Ok(None);
-        };
-        self.word_of_inner(inner, max_letters)
-    }
-
-    /// Like [`word_of`](Self::word_of) for the action of `g` on the orbit's points, whatever it
-    /// does elsewhere (`Ok(None)` when it does not map them onto themselves).
-    pub(crate) fn word_of_action(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
-        let Some(inner) = self.points.restrict_action(g) else {
             return Ok(None);
         };
         self.word_of_inner(inner, max_letters)
@@ -646,10 +654,36 @@ impl GiantWords {
             .map(|(word, _)| word))
     }
 
+    /// The word `w` of the action on the orbit's points of `z` (images of all points), when
+    /// this structure is written before others ([`on_orbit_before`](Self::on_orbit_before),
+    /// [`on_blocks_before`](Self::on_blocks_before)): `w` also moves their points, so `z` is
+    /// replaced there by `w⁻¹ · z` (which maps `x^w` to `x^z`), what they are to write.
+    /// `Ok(None)` when the action is not in the giant, `Err(letters)` as soon as the word would
+    /// be longer than `max_letters`.
+    pub(crate) fn word_of_leading(
+        &self,
+        z: &mut [u32],
+        max_letters: u64,
+    ) -> Result<Option<Word>, u64> {
+        let Some(inner) = self.points.restrict_images(z) else {
+            return Ok(None);
+        };
+        let Some((word, rest)) = self.word_and_rest_of_inner(inner, max_letters)? else {
+            return Ok(None);
+        };
+        if let Some(r) = &self.rest {
+            let later = r.points.points();
+            let before: Vec<u32> = later.iter().map(|&x| z[x as usize]).collect();
+            for (&image, z_of_x) in rest.iter().zip(before) {
+                z[later[image as usize] as usize] = z_of_x;
+            }
+        }
+        Ok(Some(word))
+    }
+
     /// Like [`word_of_inner`](Self::word_of_inner), with the word's action on the free points
-    /// of [`on_orbit_before`](Self::on_orbit_before) (images of their numbers in increasing
-    /// order; empty without them).
-    pub(crate) fn word_and_rest_of_inner(
+    /// (images of their numbers in increasing order; empty without them).
+    fn word_and_rest_of_inner(
         &self,
         inner: Vec<u32>,
         max_letters: u64,

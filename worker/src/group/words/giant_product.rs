@@ -73,6 +73,58 @@ pub(super) fn giant_product_orbits(group: &PermGroup) -> Option<Vec<Vec<u32>>> {
     (order == group.order()).then_some(orbits)
 }
 
+/// The words of the alternating groups of `parts` (the orbits of a product of giants, or the
+/// blocks of several orbits, one part per orbit), in the order they are written, with the bytes
+/// they hold. The last part's 3-cycle fixes every other part, and what that costs varies from
+/// part to part (for `Sym(200) x Sym(150)` from two random elements, 9,800 letters on the first
+/// orbit, 25,078 on the second): every part's is found (`fixing_all`), the part whose pieces
+/// cost least with it (about `points/2` conjugates of it) is written last, and the others
+/// largest first, each with a 3-cycle free on the parts after it (`before`). Both builders get
+/// the bytes left of `budget_bytes`.
+///
+/// # Errors
+/// The builders' errors; [`SolveError::Cancelled`].
+pub(super) fn in_writing_order<P>(
+    mut parts: Vec<P>,
+    points: impl Fn(&P) -> usize,
+    ctx: &SolveContext,
+    budget_bytes: u64,
+    fixing_all: impl Fn(&P, u64) -> Result<GiantWords, SolveError>,
+    before: impl Fn(&P, &[P], u64) -> Result<GiantWords, SolveError>,
+) -> Result<(Vec<P>, Vec<GiantWords>, u64), SolveError> {
+    let mut held = 0u64;
+    let mut each = Vec::with_capacity(parts.len());
+    for part in &parts {
+        ctx.check()?;
+        let words = fixing_all(part, budget_bytes.saturating_sub(held))?;
+        held = held.saturating_add(words.bytes());
+        each.push(words);
+    }
+    let cost = |i: usize| points(&parts[i]) as u128 * each[i].base_len() as u128;
+    let Some(last) = (0..parts.len()).min_by_key(|&i| cost(i)) else {
+        return Ok((parts, Vec::new(), 0));
+    };
+    let last_words = each.swap_remove(last);
+    drop(each);
+    let last_part = parts.swap_remove(last);
+    parts.sort_by_key(|p| std::cmp::Reverse(points(p)));
+    parts.push(last_part);
+    let mut held = last_words.bytes();
+    let mut words = Vec::with_capacity(parts.len());
+    for i in 0..parts.len() - 1 {
+        ctx.check()?;
+        let part_words = before(
+            &parts[i],
+            &parts[i + 1..],
+            budget_bytes.saturating_sub(held),
+        )?;
+        held = held.saturating_add(part_words.bytes());
+        words.push(part_words);
+    }
+    words.push(last_words);
+    Ok((parts, words, held))
+}
+
 /// Words for a product of giants (see the module documentation).
 #[derive(Debug)]
 pub(super) struct GiantProductWords {
@@ -101,7 +153,7 @@ impl GiantProductWords {
     /// [`SolveError::Cancelled`].
     pub(super) fn new(
         group: &PermGroup,
-        mut orbits: Vec<Vec<u32>>,
+        orbits: Vec<Vec<u32>>,
         effort: WordEffort,
         ctx: &SolveContext,
         budget_bytes: u64,
@@ -109,45 +161,20 @@ impl GiantProductWords {
     ) -> Result<GiantProductWords, SolveError> {
         // The parity is fixed for all orbits at once, so each orbit only sees even elements.
         let giant = Giant::Alternating;
-        // The last orbit's 3-cycle fixes every other orbit; what that costs varies from orbit to
-        // orbit (for `Sym(200) x Sym(150)` from two random elements, 9,800 letters on the first,
-        // 25,078 on the second). Each orbit's is found, and the orbit whose pieces cost least
-        // (about `m/2` conjugates of it) is written last; the others largest first.
-        let mut held = group.degree() as u64 * 12;
-        let mut fixing_all = Vec::with_capacity(orbits.len());
-        for orbit in &orbits {
-            ctx.check()?;
-            let left = budget_bytes.saturating_sub(held);
-            let orbit_words =
-                GiantWords::on_orbit(group, orbit, giant, effort, ctx, left, limit_name)?;
-            held = held.saturating_add(orbit_words.bytes());
-            fixing_all.push(orbit_words);
-        }
-        let pieces_cost = |i: usize| orbits[i].len() as u128 * fixing_all[i].base_len() as u128;
-        let last = (0..orbits.len())
-            .min_by_key(|&i| pieces_cost(i))
-            .expect("at least two orbits");
-        let last_words = fixing_all.swap_remove(last);
-        drop(fixing_all);
-        let last_orbit = orbits.swap_remove(last);
-        orbits.sort_by_key(|o| std::cmp::Reverse(o.len()));
-        orbits.push(last_orbit);
+        let tables = group.degree() as u64 * 16;
+        let (orbits, words, words_bytes) = in_writing_order(
+            orbits,
+            Vec::len,
+            ctx,
+            budget_bytes.saturating_sub(tables),
+            |orbit, left| GiantWords::on_orbit(group, orbit, giant, effort, ctx, left, limit_name),
+            |orbit, later, left| {
+                GiantWords::on_orbit_before(group, orbit, later, effort, ctx, left, limit_name)
+            },
+        )?;
         let position = orbit_positions(group.degree(), orbits.iter().map(Vec::as_slice));
         let parity = ParitySpace::of(group, &orbits, &position);
-        let mut held = group.degree() as u64 * 12 + parity.bytes() + last_words.bytes();
-        let mut words = Vec::with_capacity(orbits.len());
-        let (before_last, _) = orbits.split_at(orbits.len() - 1);
-        for (i, orbit) in before_last.iter().enumerate() {
-            ctx.check()?;
-            let left = budget_bytes.saturating_sub(held);
-            let later = &orbits[i + 1..];
-            let orbit_words =
-                GiantWords::on_orbit_before(group, orbit, later, effort, ctx, left, limit_name)?;
-            held = held.saturating_add(orbit_words.bytes());
-            words.push(orbit_words);
-        }
-        words.push(last_words);
-        held = held.saturating_add(4 * group.degree() as u64);
+        let held = tables + words_bytes + parity.bytes();
         Ok(GiantProductWords {
             orbits,
             words,
@@ -180,14 +207,11 @@ impl GiantProductWords {
         }
         let mut z: Vec<u32> = g.compose(&y.inverse()).images().to_vec();
         let mut word = Word::identity();
-        for (orbit, words) in self.orbits.iter().zip(&self.words) {
-            let inner: Vec<u32> = orbit
-                .iter()
-                .map(|&x| self.position[z[x as usize] as usize].map_or(0, |(_, j)| j))
-                .collect();
+        for words in &self.words {
+            // Each orbit's word leaves in `z` what the later orbits are to write.
             let left = max_letters.saturating_sub(word.len());
-            let Some((part, rest)) = words
-                .word_and_rest_of_inner(inner, left)
+            let Some(part) = words
+                .word_of_leading(&mut z, left)
                 .map_err(|letters| word.len().saturating_add(letters))?
             else {
                 return Ok(None);
@@ -195,13 +219,6 @@ impl GiantProductWords {
             word.append(&part, &self.orders);
             if word.len() > max_letters {
                 return Err(word.len());
-            }
-            // z = P · z' for the part's product P: the later orbits write z' = P⁻¹ · z, which
-            // maps P(x) to z(x).
-            let later = words.free_points();
-            let before: Vec<u32> = later.iter().map(|&x| z[x as usize]).collect();
-            for (&image, z_of_x) in rest.iter().zip(before) {
-                z[later[image as usize] as usize] = z_of_x;
             }
         }
         word.append(&y_word, &self.orders);

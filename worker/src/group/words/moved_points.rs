@@ -90,13 +90,18 @@ impl MovedPoints {
     /// The action of `g` on the points (numbered), whatever it does elsewhere, or `None` when it
     /// maps one of them outside the set (or has another degree). O(|points|).
     pub(super) fn restrict_action(&self, g: &Perm) -> Option<Vec<u32>> {
-        if g.degree() != self.degree {
+        self.restrict_images(g.images())
+    }
+
+    /// The same for a permutation given by the `images` of all points.
+    pub(super) fn restrict_images(&self, images: &[u32]) -> Option<Vec<u32>> {
+        if images.len() != self.degree {
             return None;
         }
         let inner: Vec<u32> = self
             .moved
             .iter()
-            .map(|&x| self.to_inner[g.image(x) as usize])
+            .map(|&x| self.to_inner[images[x as usize] as usize])
             .collect();
         (!inner.contains(&NONE)).then_some(inner)
     }

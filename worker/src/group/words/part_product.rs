@@ -45,6 +45,7 @@ use std::collections::HashMap;
 use num_bigint::BigUint;
 
 use super::giant::{Giant, GiantWords};
+use super::giant_product::in_writing_order;
 use super::group_words::{GroupWords, WordEffort};
 use super::orbit_product::preserves_orbits;
 use super::word::{GeneratorOrders, Word};
@@ -260,13 +261,22 @@ impl PartProductWords {
         if self.block_giants.is_empty()
             && let Some(orbits) = self.alternating_blocks_by_orbit(group)
         {
-            let mut held = self.bytes();
-            for blocks in orbits {
-                let left = budget_bytes.saturating_sub(held);
-                let giants = GiantWords::on_blocks(group, &blocks, effort, ctx, left, limit_name)?;
-                held = held.saturating_add(giants.bytes());
-                self.block_giants.push(giants);
-            }
+            // One orbit after another, each but the last with a 3-cycle free on the later
+            // orbits' blocks (see `in_writing_order`).
+            let (_, giants, _) = in_writing_order(
+                orbits,
+                |blocks| blocks.len() * blocks[0].len(),
+                ctx,
+                budget_bytes.saturating_sub(self.bytes()),
+                |blocks, left| GiantWords::on_blocks(group, blocks, effort, ctx, left, limit_name),
+                |blocks, later, left| {
+                    let later = later.concat();
+                    GiantWords::on_blocks_before(
+                        group, blocks, &later, effort, ctx, left, limit_name,
+                    )
+                },
+            )?;
+            self.block_giants = giants;
             return Ok(());
         }
         let alternating_orbit = |part: &[u32], large: &LargePart| {
@@ -308,12 +318,13 @@ impl PartProductWords {
             return Ok(None);
         }
         if !self.block_giants.is_empty() {
-            // `x` maps every part onto itself: its restrictions to the orbits commute.
+            // Each orbit's word leaves in `z` what the later orbits are to write.
+            let mut z = x.images().to_vec();
             let mut word = Word::identity();
             for giants in &self.block_giants {
                 let left = max_letters.saturating_sub(word.len());
                 let Some(part) = giants
-                    .word_of_action(x, left)
+                    .word_of_leading(&mut z, left)
                     .map_err(|letters| word.len().saturating_add(letters))?
                 else {
                     return Ok(None);

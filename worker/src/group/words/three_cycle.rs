@@ -18,10 +18,12 @@
 //!    1,000 its lcm is dominated by a few primes with short cycles, so this `K` is often smaller
 //!    by far more than 4.
 //!
-//! **Free orbits.** For one orbit of a product of giants ([`super::giant_product`]) the base
+//! **Free parts.** For one orbit of a product of giants ([`super::giant_product`]) the base
 //! element may act on the orbits written after it as any permutation even on each (they then
 //! write what it did): `K` then only kills the cycles on the other points, as for a giant of
-//! the orbit's own degree, and only those points count as moved.
+//! the orbit's own degree, and only those points count as moved. The free parts may also be
+//! the blocks of later orbits (their alternating groups written after it): then the element must
+//! map each block onto itself, so `K` also kills the cycles of the walk's permutation of them.
 //!
 //! The walks are drawn until a base element is found and then for a while longer
 //! (`effort`-scaled), keeping the one with the fewest letters after free reduction. Every
@@ -47,7 +49,7 @@ use super::group_words::WordEffort;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
-use crate::group::perm::cycle_lengths_of_unseen;
+use crate::group::perm::{cycle_lengths_into, cycle_lengths_of_unseen};
 use crate::group::small_support_powers::{
     commutator_with_conjugate, moved, power, small_support_powers,
 };
@@ -73,8 +75,8 @@ pub(super) enum Role {
     Cycle,
     /// It fixes the point.
     Fixed,
-    /// It may move the point, within its free orbit (numbered from 0) and by a permutation
-    /// even on that orbit.
+    /// It may move the point, within its free part (an orbit or a block, numbered from 0;
+    /// mapped onto itself) and by a permutation even on that part.
     Free(u32),
 }
 
@@ -106,10 +108,13 @@ pub(super) fn short_three_cycle(
     let mut since_first = 0usize;
     let mut walk_len = 2 * (usize::BITS - m.leading_zeros()) as usize + 4;
     let mut drawn = 0usize;
-    // The free points are left out of the cycle lengths: `K` need not kill their cycles.
+    // The free points are left out of the cycle lengths: `K` need not kill their cycles, only
+    // those of the walk's permutation of the free parts.
     let free: Vec<bool> = (0..m)
         .map(|x| roles.is_some_and(|r| matches!(r[x], Role::Free(_))))
         .collect();
+    let parts = roles.map_or(FreeParts::default(), FreeParts::of);
+    let mut part_lengths: Vec<usize> = Vec::new();
     let mut seen = vec![false; m];
     let mut lengths: Vec<usize> = Vec::new();
     while best.is_none() || since_first < search_after_first {
@@ -128,6 +133,8 @@ pub(super) fn short_three_cycle(
             }
             seen.copy_from_slice(&free);
             cycle_lengths_of_unseen(&walk.perm, &mut seen, &mut lengths);
+            parts.cycle_lengths_into(&walk.perm, &mut part_lengths);
+            lengths.extend_from_slice(&part_lengths);
             for (k, support) in small_support_powers(&lengths, max_support) {
                 // The fewest letters this candidate can cost.
                 let factor = if support == 3 { 1 } else { 4 };
@@ -229,8 +236,8 @@ impl Walker<'_> {
         let power_letters = k as u128 * walk.word.len() as u128;
         if support.len() == 3 {
             let points = cycle_order(&x, support[0]);
-            let even = roles.is_none_or(|r| even_on_free_orbits(&x, r));
-            return (wanted(points[0]) && even).then(|| Candidate {
+            let free_ok = roles.is_none_or(|r| even_on_free_parts(&x, r));
+            return (wanted(points[0]) && free_ok).then(|| Candidate {
                 points,
                 perm: x,
                 w: walk.word.clone(),
@@ -245,7 +252,8 @@ impl Walker<'_> {
         let g = self.one_point_conjugator(&support, wanted, rng)?;
         let c = commutator_with_conjugate(&x, &g.perm);
         let c_support = bound(&c);
-        if c_support.len() != 3 || !wanted(c_support[0]) {
+        let free_ok = roles.is_none_or(|r| even_on_free_parts(&c, r));
+        if c_support.len() != 3 || !wanted(c_support[0]) || !free_ok {
             return None;
         }
         Some(Candidate {
@@ -327,13 +335,60 @@ impl Walker<'_> {
     }
 }
 
-/// Whether `t` is even on each free orbit of `roles` (a cycle of length `ℓ` is `ℓ - 1`
-/// transpositions).
-fn even_on_free_orbits(t: &[u32], roles: &[Role]) -> bool {
+/// The free parts of [`Role::Free`]: one point of each, to follow the walk's permutation of
+/// them.
+#[derive(Default)]
+struct FreeParts {
+    /// `Role::Free(j)` of every point (`u32::MAX` for the others), and one point of part `j`.
+    part_of: Vec<u32>,
+    representative: Vec<u32>,
+}
+
+impl FreeParts {
+    fn of(roles: &[Role]) -> FreeParts {
+        let mut representative: Vec<u32> = Vec::new();
+        let part_of = roles
+            .iter()
+            .enumerate()
+            .map(|(x, role)| match *role {
+                Role::Free(j) => {
+                    if representative.len() <= j as usize {
+                        representative.resize(j as usize + 1, u32::MAX);
+                    }
+                    if representative[j as usize] == u32::MAX {
+                        representative[j as usize] = x as u32;
+                    }
+                    j
+                }
+                _ => u32::MAX,
+            })
+            .collect();
+        FreeParts {
+            part_of,
+            representative,
+        }
+    }
+
+    /// The cycle lengths of `t`'s permutation of the free parts (the walk's permutation maps
+    /// parts onto parts: orbits, or the blocks of a block system), into `out`.
+    fn cycle_lengths_into(&self, t: &[u32], out: &mut Vec<usize>) {
+        out.clear();
+        let images: Vec<u32> = self
+            .representative
+            .iter()
+            .map(|&x| self.part_of[t[x as usize] as usize])
+            .collect();
+        cycle_lengths_into(&images, &mut vec![false; images.len()], out);
+    }
+}
+
+/// Whether `t` maps each free part of `roles` onto itself and is even on it (a cycle of length
+/// `ℓ` is `ℓ - 1` transpositions).
+fn even_on_free_parts(t: &[u32], roles: &[Role]) -> bool {
     let mut odd: Vec<bool> = Vec::new();
     let mut seen = vec![false; t.len()];
     for start in 0..t.len() {
-        let Role::Free(orbit) = roles[start] else {
+        let Role::Free(part) = roles[start] else {
             continue;
         };
         if seen[start] {
@@ -342,15 +397,18 @@ fn even_on_free_orbits(t: &[u32], roles: &[Role]) -> bool {
         let mut len = 0;
         let mut x = start;
         while !seen[x] {
+            if roles[x] != Role::Free(part) {
+                return false;
+            }
             seen[x] = true;
             len += 1;
             x = t[x] as usize;
         }
-        let orbit = orbit as usize;
-        if odd.len() <= orbit {
-            odd.resize(orbit + 1, false);
+        let part = part as usize;
+        if odd.len() <= part {
+            odd.resize(part + 1, false);
         }
-        odd[orbit] ^= len % 2 == 0;
+        odd[part] ^= len % 2 == 0;
     }
     !odd.contains(&true)
 }
@@ -367,6 +425,7 @@ mod tests {
     use crate::group::Perm;
     use crate::group::perm::invert;
     use rand::SeedableRng;
+    use rand::seq::SliceRandom;
 
     /// Two random permutations of `sizes` consecutive orbits (points `0..Σ sizes`).
     fn random_product_pair(sizes: &[usize], rng: &mut ChaCha8Rng) -> Vec<Perm> {
@@ -493,6 +552,68 @@ mod tests {
                 .filter(|&(i, j)| free[i] > free[j])
                 .count();
             assert_eq!(inversions % 2, 0, "seed {seed}: odd on the free orbit");
+        }
+    }
+
+    /// With free blocks (the blocks of five points of a `Sym(5) wr Sym(4)` orbit beside a
+    /// `Sym(30)` one, two random elements of the product): the word multiplies out to the
+    /// permutation announced, a 3-cycle on the first orbit that maps each block onto itself and
+    /// is even on each.
+    #[test]
+    fn base_elements_with_free_blocks_keep_them() {
+        let n = 50;
+        let roles: Vec<Role> = (0..n)
+            .map(|x| match x {
+                0..30 => Role::Cycle,
+                _ => Role::Free(((x - 30) / 5) as u32),
+            })
+            .collect();
+        for seed in 0..8u64 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let generators: Vec<Perm> = (0..2)
+                .map(|_| {
+                    let mut images: Vec<u32> = (0..n as u32).collect();
+                    images[..30].shuffle(&mut rng);
+                    let mut blocks: Vec<usize> = (0..4).collect();
+                    blocks.shuffle(&mut rng);
+                    for (from, &to) in blocks.iter().enumerate() {
+                        let mut inside: Vec<u32> = (0..5).collect();
+                        inside.shuffle(&mut rng);
+                        for (i, &j) in inside.iter().enumerate() {
+                            images[30 + 5 * from + i] = (30 + 5 * to) as u32 + j;
+                        }
+                    }
+                    Perm::from_images(images, "random").unwrap()
+                })
+                .collect();
+            let orders = GeneratorOrders::of(&generators);
+            let edges = edges(&generators, &orders);
+            let walker = Walker {
+                generators: &edges,
+                orders: &orders,
+                m: n,
+            };
+            let found = short_three_cycle(
+                &walker,
+                Some(&roles),
+                WordEffort(1),
+                &mut rng,
+                &SolveContext::detached(),
+                &|_| Ok(()),
+            )
+            .unwrap();
+            let product = found.word.evaluate(&generators, n);
+            assert_eq!(product.images(), &found.perm[..]);
+            assert_eq!(&found.perm[..30], &three_cycle_images(found.points, 30)[..]);
+            for (b, block) in found.perm[30..].chunks(5).enumerate() {
+                let first = 30 + 5 * b as u32;
+                assert!(block.iter().all(|&y| (first..first + 5).contains(&y)));
+                let inversions = (0..5)
+                    .flat_map(|i| (i + 1..5).map(move |j| (i, j)))
+                    .filter(|&(i, j)| block[i] > block[j])
+                    .count();
+                assert_eq!(inversions % 2, 0, "seed {seed}: odd on a block");
+            }
         }
     }
 
