@@ -25,7 +25,7 @@
 //! instead of each part's words in the part's elements, which are themselves long powers
 //! (`Sym(100) wr Sym(2)`: about 190,000 letters instead of more than 10^7; `Sym(50) wr Sym(10)`
 //! beside `Sym(25) wr Sym(20)`, the kernel of the action on both orbits' blocks, one 3-cycle for
-//! each orbit). A part that is a whole orbit of the group with its
+//! each orbit, the first one free on the second orbit's blocks). A part that is a whole orbit of the group with its
 //! alternating group there (`Sym(100)` beside `Sym(100) wr Sym(9)`, the kernel of the action on
 //! the larger orbit) is written likewise on its own, with a 3-cycle of the group that is the
 //! identity off that orbit ([`GiantWords::on_orbit`]).
@@ -145,8 +145,9 @@ pub(super) struct PartProductWords {
     /// Set by [`PartProductWords::finish`] when every part's group is the part's alternating
     /// group and the parts are blocks of the whole group's orbits, covering each orbit they
     /// meet: per such orbit one set of 3-cycle conjugates in the whole group's generators
-    /// writes every member's restriction to it, instead of each part's words in the part's
-    /// elements (whose own words are long powers). Empty for most products.
+    /// writes every member's restriction to it (in writing order: each orbit's word also moves
+    /// the later orbits), instead of each part's words in the part's elements (whose own words
+    /// are long powers). Empty for most products.
     block_giants: Vec<GiantWords>,
 }
 
@@ -241,7 +242,9 @@ impl PartProductWords {
     /// found generate the whole product): when every part's group is its alternating group of
     /// at least [`BLOCK_GIANTS_FROM`] points and the parts are blocks of the orbits of `group`
     /// (whose kernel this product is the bottom of), covering each orbit they meet, per orbit
-    /// conjugates of a 3-cycle of `group` in its own generators ([`GiantWords::on_blocks`]);
+    /// conjugates of a 3-cycle of `group` in its own generators ([`GiantWords::on_blocks`]; each
+    /// orbit but the last with a 3-cycle free on the later orbits' blocks,
+    /// [`GiantWords::on_blocks_before`], in the order of [`in_writing_order`]);
     /// else, for a part that is a whole orbit of `group`
     /// with its alternating group there (of as many points), conjugates of a 3-cycle of `group`
     /// that is the identity off that orbit ([`GiantWords::on_orbit`]), and for any other part its
