@@ -232,7 +232,7 @@ impl TreeLevel {
     }
 }
 
-/// The free points of a [`GiantWords`] whose base element may move other orbits (see
+/// The free points of a [`GiantWords`] whose base element may move later orbits or blocks (see
 /// [`GiantWords::on_orbit_before`]): the trees' edges act on them too (numbered after the
 /// orbit's `m` points), so that each conjugate's action there is known.
 #[derive(Debug)]
@@ -265,7 +265,8 @@ pub(crate) struct GiantWords {
     /// each point's block. A member is then even on every block, and its 3-cycles stay in
     /// blocks.
     block_of: Option<Vec<u32>>,
-    /// The other orbits the base element moves ([`GiantWords::on_orbit_before`]).
+    /// The later orbits or blocks the base element moves ([`GiantWords::on_orbit_before`],
+    /// [`GiantWords::on_blocks_before`]).
     rest: Option<Rest>,
     bytes: u64,
 }
@@ -320,8 +321,8 @@ impl GiantWords {
     /// word that need not kill the cycles on `later`, so it is as short as for a giant of the
     /// orbit's degree alone, where fixing `later` too would cost a power killing their cycles
     /// as well. Each word then comes with its action on `later`
-    /// ([`word_and_rest_of_inner`](Self::word_and_rest_of_inner)), which the later orbits' words
-    /// undo. The caller proves that the group contains `Alt(orbit)` fixing every other point.
+    /// ([`word_of_leading`](Self::word_of_leading)), which the later orbits' words undo. The
+    /// caller proves that the group contains `Alt(orbit)` fixing every other point.
     pub(crate) fn on_orbit_before(
         group: &PermGroup,
         orbit: &[u32],

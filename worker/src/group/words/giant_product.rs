@@ -129,8 +129,8 @@ pub(super) fn in_writing_order<P>(
 /// Words for a product of giants (see the module documentation).
 #[derive(Debug)]
 pub(super) struct GiantProductWords {
-    /// Each orbit's points (increasing), and the words of its alternating group, largest orbit
-    /// first; each orbit's words may move the orbits after it.
+    /// Each orbit's points (increasing), and the words of its alternating group, in writing
+    /// order ([`in_writing_order`]): each orbit's words may move the orbits after it.
     orbits: Vec<Vec<u32>>,
     words: Vec<GiantWords>,
     /// `position[x]`: `(orbit, index in it)`, or `None` for a point no generator moves.

@@ -25,10 +25,10 @@
 //! instead of each part's words in the part's elements, which are themselves long powers
 //! (`Sym(100) wr Sym(2)`: about 190,000 letters instead of more than 10^7; `Sym(50) wr Sym(10)`
 //! beside `Sym(25) wr Sym(20)`, the kernel of the action on both orbits' blocks, one 3-cycle for
-//! each orbit, the first one free on the second orbit's blocks). A part that is a whole orbit of the group with its
-//! alternating group there (`Sym(100)` beside `Sym(100) wr Sym(9)`, the kernel of the action on
-//! the larger orbit) is written likewise on its own, with a 3-cycle of the group that is the
-//! identity off that orbit ([`GiantWords::on_orbit`]).
+//! each orbit, the first one free on the second orbit's blocks). A part that is a whole orbit of
+//! the group with its alternating group there (`Sym(100)` beside `Sym(100) wr Sym(9)`, the kernel
+//! of the action on the larger orbit) is written likewise on its own, with a 3-cycle of the group
+//! that is the identity off that orbit ([`GiantWords::on_orbit`]).
 //!
 //! # Complexity
 //! Inserting on a part of `b` points whose table has `t` elements over `s` elements: `O(t · s ·

@@ -86,9 +86,9 @@ pub(super) enum Role {
 /// `walker` walks on the group's generators; `roles`, when given, says for each of its points
 /// whether the 3-cycle lies there, is to fix it or may move it (the group must contain the
 /// alternating group of the [`Role::Cycle`] points fixing the [`Role::Fixed`] ones, else the
-/// search does not end: it is cancellable); without, the 3-cycle may lie anywhere. `charge` is called with
-/// the chosen element's letters before its word is written out (a power of a long word can have
-/// billions), and its error returned.
+/// search does not end: it is cancellable); without, the 3-cycle may lie anywhere. `charge` is
+/// called with the chosen element's letters before its word is written out (a power of a long
+/// word can have billions), and its error returned.
 ///
 /// # Errors
 /// [`SolveError::Cancelled`]; `charge`'s error.
@@ -213,9 +213,9 @@ impl Walker<'_> {
     }
 
     /// The base element from `walk^k`: the power itself when it is a 3-cycle (on the points not
-    /// free, and even on each free orbit), else the commutator with a conjugate by a short word
-    /// when its support allows (a commutator is even on every orbit); `None` when neither gives
-    /// a 3-cycle in the wanted orbit. Both are computed and checked here.
+    /// free; mapping each free part onto itself, even on it), else the commutator with a
+    /// conjugate by a short word when its support allows; `None` when neither gives a 3-cycle
+    /// in the wanted orbit. Both are computed and checked here.
     fn candidate(
         &self,
         walk: &Walk,
@@ -370,13 +370,18 @@ impl FreeParts {
     }
 
     /// The cycle lengths of `t`'s permutation of the free parts (the walk's permutation maps
-    /// parts onto parts: orbits, or the blocks of a block system), into `out`.
+    /// parts onto parts: orbits, or the blocks of a block system), into `out`. (A part mapped
+    /// elsewhere counts as fixed here; the candidates' check rejects such elements.)
     fn cycle_lengths_into(&self, t: &[u32], out: &mut Vec<usize>) {
         out.clear();
-        let images: Vec<u32> = self
-            .representative
-            .iter()
-            .map(|&x| self.part_of[t[x as usize] as usize])
+        let images: Vec<u32> = (0..self.representative.len() as u32)
+            .map(|j| {
+                let x = self.representative[j as usize];
+                let image = t
+                    .get(x as usize)
+                    .map_or(u32::MAX, |&y| self.part_of[y as usize]);
+                if image == u32::MAX { j } else { image }
+            })
             .collect();
         cycle_lengths_into(&images, &mut vec![false; images.len()], out);
     }
