@@ -126,6 +126,33 @@ pub(super) fn in_writing_order<P>(
     Ok((parts, words, held))
 }
 
+/// The word of `z` (images of all points) from the parts' `words` in the order of
+/// [`in_writing_order`]: each part's word leaves in `z` what the later parts are to write
+/// ([`GiantWords::word_of_leading`]). `Ok(None)` when `z` is not a member on some part,
+/// `Err(letters)` as soon as the word is known to be longer than `max_letters`.
+pub(super) fn word_in_writing_order(
+    words: &[GiantWords],
+    mut z: Vec<u32>,
+    orders: &GeneratorOrders,
+    max_letters: u64,
+) -> Result<Option<Word>, u64> {
+    let mut word = Word::identity();
+    for part_words in words {
+        let left = max_letters.saturating_sub(word.len());
+        let Some(part) = part_words
+            .word_of_leading(&mut z, left)
+            .map_err(|letters| word.len().saturating_add(letters))?
+        else {
+            return Ok(None);
+        };
+        word.append(&part, orders);
+        if word.len() > max_letters {
+            return Err(word.len());
+        }
+    }
+    Ok(Some(word))
+}
+
 /// Words for a product of giants (see the module documentation).
 #[derive(Debug)]
 pub(super) struct GiantProductWords {
@@ -206,22 +233,11 @@ impl GiantProductWords {
             y = y.compose(&self.generators[j as usize]);
             y_word.push(j, 1, &self.orders);
         }
-        let mut z: Vec<u32> = g.compose(&y.inverse()).images().to_vec();
-        let mut word = Word::identity();
-        for words in &self.words {
-            // Each orbit's word leaves in `z` what the later orbits are to write.
-            let left = max_letters.saturating_sub(word.len());
-            let Some(part) = words
-                .word_of_leading(&mut z, left)
-                .map_err(|letters| word.len().saturating_add(letters))?
-            else {
-                return Ok(None);
-            };
-            word.append(&part, &self.orders);
-            if word.len() > max_letters {
-                return Err(word.len());
-            }
-        }
+        let z: Vec<u32> = g.compose(&y.inverse()).images().to_vec();
+        let Some(mut word) = word_in_writing_order(&self.words, z, &self.orders, max_letters)?
+        else {
+            return Ok(None);
+        };
         word.append(&y_word, &self.orders);
         word.at_most(max_letters)
     }

@@ -45,7 +45,7 @@ use std::collections::HashMap;
 use num_bigint::BigUint;
 
 use super::giant::{Giant, GiantWords};
-use super::giant_product::in_writing_order;
+use super::giant_product::{in_writing_order, word_in_writing_order};
 use super::group_words::{GroupWords, WordEffort};
 use super::orbit_product::preserves_orbits;
 use super::word::{GeneratorOrders, Word};
@@ -321,20 +321,8 @@ impl PartProductWords {
             return Ok(None);
         }
         if !self.block_giants.is_empty() {
-            // Each orbit's word leaves in `z` what the later orbits are to write.
-            let mut z = x.images().to_vec();
-            let mut word = Word::identity();
-            for giants in &self.block_giants {
-                let left = max_letters.saturating_sub(word.len());
-                let Some(part) = giants
-                    .word_of_leading(&mut z, left)
-                    .map_err(|letters| word.len().saturating_add(letters))?
-                else {
-                    return Ok(None);
-                };
-                word.append(&part, orders);
-            }
-            return word.at_most(max_letters);
+            let z = x.images().to_vec();
+            return word_in_writing_order(&self.block_giants, z, orders, max_letters);
         }
         let mut word = Word::identity();
         for part in 0..self.parts.len() {

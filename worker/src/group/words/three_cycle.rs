@@ -114,7 +114,7 @@ pub(super) fn short_three_cycle(
         .map(|x| roles.is_some_and(|r| matches!(r[x], Role::Free(_))))
         .collect();
     let parts = roles.map_or(FreeParts::default(), FreeParts::of);
-    let mut part_lengths: Vec<usize> = Vec::new();
+    let (mut part_lengths, mut part_scratch) = (Vec::new(), (Vec::new(), Vec::new()));
     let mut seen = vec![false; m];
     let mut lengths: Vec<usize> = Vec::new();
     while best.is_none() || since_first < search_after_first {
@@ -133,7 +133,7 @@ pub(super) fn short_three_cycle(
             }
             seen.copy_from_slice(&free);
             cycle_lengths_of_unseen(&walk.perm, &mut seen, &mut lengths);
-            parts.cycle_lengths_into(&walk.perm, &mut part_lengths);
+            parts.cycle_lengths_into(&walk.perm, &mut part_scratch, &mut part_lengths);
             lengths.extend_from_slice(&part_lengths);
             for (k, support) in small_support_powers(&lengths, max_support) {
                 // The fewest letters this candidate can cost.
@@ -372,18 +372,24 @@ impl FreeParts {
     /// The cycle lengths of `t`'s permutation of the free parts (the walk's permutation maps
     /// parts onto parts: orbits, or the blocks of a block system), into `out`. (A part mapped
     /// elsewhere counts as fixed here; the candidates' check rejects such elements.)
-    fn cycle_lengths_into(&self, t: &[u32], out: &mut Vec<usize>) {
-        out.clear();
-        let images: Vec<u32> = (0..self.representative.len() as u32)
-            .map(|j| {
-                let x = self.representative[j as usize];
-                let image = t
-                    .get(x as usize)
-                    .map_or(u32::MAX, |&y| self.part_of[y as usize]);
-                if image == u32::MAX { j } else { image }
-            })
-            .collect();
-        cycle_lengths_into(&images, &mut vec![false; images.len()], out);
+    /// `scratch` is reused from call to call (the walk's hot loop allocates nothing).
+    fn cycle_lengths_into(
+        &self,
+        t: &[u32],
+        scratch: &mut (Vec<u32>, Vec<bool>),
+        out: &mut Vec<usize>,
+    ) {
+        let (images, seen) = scratch;
+        images.clear();
+        images.extend((0..self.representative.len() as u32).map(|j| {
+            let x = self.representative[j as usize];
+            let image = t
+                .get(x as usize)
+                .map_or(u32::MAX, |&y| self.part_of[y as usize]);
+            if image == u32::MAX { j } else { image }
+        }));
+        seen.resize(images.len(), false);
+        cycle_lengths_into(images, seen, out);
     }
 }
 
