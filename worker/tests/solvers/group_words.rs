@@ -1199,6 +1199,93 @@ fn group_words_wreath_product_with_blocks_of_two_of_degree_1000() {
     assert!(words.word_of(&blocks.across()).is_none());
 }
 
+/// Wreath products `N wr Sym(m)` whose block group `N` is small and solvable but neither
+/// elementary abelian nor the block's symmetric or alternating group, so that the kernel on the
+/// blocks, `N^m`, is written down the blocks' own series: the dihedral groups `D_5` (its
+/// reflections even: no signs) and `D_7`, the affine groups `AGL(1,5)` (odd elements) and
+/// `AGL(1,7)`, each `Sym(m)` on 30 or 36 blocks (points relabelled), from four random elements.
+/// Orders against `|N|^m · m!`; random elements of the wreath product (a random permutation of
+/// the blocks, a random element of `N` in each) get words that multiply out to them; the same
+/// with a transposition inside one block (outside `N`, which has none) and a swap of two points
+/// of different blocks are non-members and get none.
+#[test]
+fn group_words_wreath_products_of_small_solvable_groups() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7243);
+    // (points, generators of N as images, |N|, blocks)
+    let cases: [(usize, Vec<Vec<u32>>, u32, usize); 4] = [
+        (5, vec![vec![1, 2, 3, 4, 0], vec![0, 4, 3, 2, 1]], 10, 36),
+        (
+            7,
+            vec![vec![1, 2, 3, 4, 5, 6, 0], vec![0, 6, 5, 4, 3, 2, 1]],
+            14,
+            30,
+        ),
+        (5, vec![vec![1, 2, 3, 4, 0], vec![0, 2, 4, 1, 3]], 20, 36),
+        (
+            7,
+            vec![vec![1, 2, 3, 4, 5, 6, 0], vec![0, 3, 6, 2, 5, 1, 4]],
+            42,
+            30,
+        ),
+    ];
+    for (b, inside, order, m) in cases {
+        let d = b * m;
+        let mut relabel: Vec<u32> = (0..d as u32).collect();
+        relabel.shuffle(&mut rng);
+        // A random element of N: a random product of its generators.
+        let random_inside = |rng: &mut ChaCha8Rng| {
+            let mut x: Vec<u32> = (0..b as u32).collect();
+            for _ in 0..12 {
+                let g = inside.choose(rng).expect("generators");
+                x = x.iter().map(|&y| g[y as usize]).collect();
+            }
+            x
+        };
+        // Block `i` is `relabel[b·i..b·i+b]`; `outside` puts a transposition into block 0.
+        let element = |rng: &mut ChaCha8Rng, outside: bool| {
+            let mut blocks: Vec<usize> = (0..m).collect();
+            blocks.shuffle(rng);
+            let mut images = vec![0u32; d];
+            for (i, &to) in blocks.iter().enumerate() {
+                let mut within = random_inside(rng);
+                if outside && i == 0 {
+                    within.swap(0, 1);
+                }
+                for (j, &k) in within.iter().enumerate() {
+                    images[relabel[b * i + j] as usize] = relabel[b * to + k as usize];
+                }
+            }
+            Perm::from_images(images, "wreath").expect("a permutation")
+        };
+        let gens: Vec<Perm> = (0..4).map(|_| element(&mut rng, false)).collect();
+        let label = format!("N of order {order} on {b} points, wr Sym({m})");
+        let (group, words) = words_through_an_action(
+            d,
+            &gens,
+            (
+                factorial(m) * num_bigint::BigUint::from(order).pow(m as u32),
+                WordMethod::ActionKernel,
+            ),
+            10,
+            || element(&mut rng, false),
+            &label,
+        );
+        for _ in 0..5 {
+            let x = element(&mut rng, true);
+            assert!(!group.contains(&x), "{label}: outside N in a block");
+            assert!(
+                words.word_of(&x).is_none(),
+                "{label}: a word for a non-member"
+            );
+        }
+        let across = perm(&format!("({},{})", relabel[0] + 1, relabel[b] + 1), d);
+        assert!(
+            words.word_of(&across).is_none(),
+            "{label}: a swap across blocks"
+        );
+    }
+}
+
 /// Groups with minimal blocks of three or four points that contain the blocks' alternating
 /// groups, through the orientations (`Alt(3)` on a block is one conjugate of the base 3-cycle
 /// or its inverse; on four points, whose two-point stabiliser in `Alt(4)` is trivial, one

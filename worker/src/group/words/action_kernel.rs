@@ -31,9 +31,11 @@
 //! prime order `p` and to commute); the search stops when that reaches `|K|`. A member's word
 //! is checked by the sift (the residue must be the identity), so a non-member gets none. Random
 //! only in the running time (Las Vegas). A bottom that is not elementary abelian is tried again
-//! as a product over the parts (`Sym(5) wr Sym(40)`: `Alt(5)^40`); when it is neither (a
-//! diagonal of non-abelian groups over several parts), or no action is found, the caller uses
-//! another method.
+//! down the parts' own series when their groups are small and solvable ([`PartSeries`]: `D_5
+//! wr Sym(40)`, kernel `D_5^40`, in place of the signs and rotations), then as a product over
+//! the parts (`Sym(5) wr Sym(40)`: `Alt(5)^40`); when it is none of these (a diagonal of
+//! non-abelian groups over several parts, `PSL(2,7)^100` whose parts' elements are never
+//! isolated), or no action is found, the caller uses another method.
 //!
 //! # Complexity
 //! Set-up: the minimal blocks `O(n² k)`, the image group and its words, and `O(r)` kernel
@@ -56,6 +58,7 @@ use super::elementary_abelian::Inserted;
 use super::group_words::{GroupWords, WordEffort};
 use super::kernel_candidates::{KernelCandidates, Seed};
 use super::kernel_series::KernelSeriesWords;
+use super::part_series::PartSeries;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -87,6 +90,12 @@ const FACTORS_PER_ORBIT: usize = 6;
 const MAX_COMMUTATOR_ORBITS: usize = 3;
 /// Random words tried per missing kernel dimension before the method gives up.
 const TRIES_PER_DIMENSION: usize = 64;
+/// Random kernel elements added to those found to make the parts' tables for their series: the
+/// restrictions of a few random elements generate a small group (the found ones may all lie in
+/// a subgroup, as the elementary abelian search keeps only commuting ones).
+const SERIES_SAMPLES: usize = 16;
+/// Letters of the random words behind those samples, at most.
+const SERIES_WALK: usize = 8;
 
 /// The action: how a member's image is computed.
 #[derive(Debug)]
@@ -317,13 +326,36 @@ impl ActionKernelWords {
         if !kernel_order.is_one()
             && !words.find_kernel(&kernel_order, &image_orbits, ctx, budget_bytes, limit_name)?
         {
-            // A bottom that is not elementary abelian may be a product over the parts.
-            if !words.kernel.parts_may_hold_a_product() {
-                return Ok(None);
-            }
-            words.kernel = KernelSeriesWords::new(degree, parts, true, budget_bytes / 8);
-            if !words.find_kernel(&kernel_order, &image_orbits, ctx, budget_bytes, limit_name)? {
-                return Ok(None);
+            // A bottom that is not elementary abelian: down the parts' own series when their
+            // groups are small and solvable (`D_5^40`), else perhaps a product over the parts
+            // (`Alt(5)^40`).
+            let through_series = match words.part_series(ctx)? {
+                Some(series) => {
+                    words.kernel = KernelSeriesWords::with_series(degree, parts.clone(), series);
+                    words.find_kernel(
+                        &kernel_order,
+                        &image_orbits,
+                        ctx,
+                        budget_bytes,
+                        limit_name,
+                    )?
+                }
+                None => false,
+            };
+            if !through_series {
+                if !words.kernel.parts_may_hold_a_product() {
+                    return Ok(None);
+                }
+                words.kernel = KernelSeriesWords::new(degree, parts, true, budget_bytes / 8);
+                if !words.find_kernel(
+                    &kernel_order,
+                    &image_orbits,
+                    ctx,
+                    budget_bytes,
+                    limit_name,
+                )? {
+                    return Ok(None);
+                }
             }
         }
         let left = budget_bytes.saturating_sub(held.saturating_add(words.kernel.bytes()));
@@ -508,6 +540,21 @@ impl ActionKernelWords {
                 }
             }
         }
+    }
+
+    /// The series of the parts' own groups ([`PartSeries`]), their tables made from the
+    /// elements the kernel kept so far and [`SERIES_SAMPLES`] random kernel elements more;
+    /// `None` when a part's group is too large or not solvable.
+    fn part_series(&self, ctx: &SolveContext) -> Result<Option<PartSeries>, SolveError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 0x5e41e5);
+        let mut samples: Vec<Perm> = (0..self.kernel.found_len())
+            .map(|i| self.kernel.found(i).0.clone())
+            .collect();
+        for _ in 0..SERIES_SAMPLES {
+            ctx.check()?;
+            samples.push(self.random_kernel_element(&mut rng, SERIES_WALK).0);
+        }
+        PartSeries::of(self.kernel.parts(), self.kernel.positions(), &samples, ctx)
     }
 
     /// `t · u⁻¹` for a random word `t` of at most `walk` letters and `u` the word of its image:

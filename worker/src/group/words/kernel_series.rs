@@ -14,6 +14,10 @@
 //!   `V_4`); on other parts 0. Its kernel `K_2` holds the elements trivial on parts of two and
 //!   three points and in `V_4` on parts of four.
 //!
+//! Instead of these two, the layers can be the parts' own series ([`PartSeries`]: `D_5^40`,
+//! reflections `C_2^40` over rotations `C_5^40`), for small solvable groups on the parts; then
+//! `K_2` is trivial.
+//!
 //! `K_1` and `K_2` are normal (in the whole group, too, which permutes the parts), and `K_2` is
 //! written by elimination over its prime when it is elementary abelian
 //! ([`ElementaryAbelianWords`]), or part by part when it is the direct product of its
@@ -50,6 +54,7 @@ use super::group_words::WordEffort;
 use super::orbit_product::{orbit_positions, preserves_orbits};
 use super::parity_space::is_even_on;
 use super::part_product::{PartInserted, PartProductWords, isolating_power};
+use super::part_series::PartSeries;
 use super::prime_space::PrimeSpace;
 use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
@@ -69,6 +74,9 @@ enum LayerMap {
     Signs,
     /// The rotation on each part of three or four points, over `GF(3)`: defined on `K_1`.
     Rotations,
+    /// Layer `.0` of the parts' own series ([`PartSeries`]), which replaces the two above
+    /// when it is used.
+    Series(usize),
 }
 
 /// One layer of the series: its map, the span of its elements' vectors, and the elements.
@@ -80,11 +88,7 @@ struct Layer {
 }
 
 impl Layer {
-    fn new(map: LayerMap) -> Layer {
-        let p = match map {
-            LayerMap::Signs => 2,
-            LayerMap::Rotations => 3,
-        };
+    fn new(map: LayerMap, p: u8) -> Layer {
         Layer {
             map,
             space: PrimeSpace::new(p),
@@ -92,15 +96,30 @@ impl Layer {
         }
     }
 
-    /// The vector of `x` (in the layer's term of the series). O(d).
-    fn vector(&self, x: &Perm, parts: &[Vec<u32>], position: &[Option<(u32, u32)>]) -> Vec<u8> {
-        parts
-            .iter()
-            .map(|part| match self.map {
-                LayerMap::Signs => u8::from(!is_even_on(x, part, position)),
-                LayerMap::Rotations => rotation_on(x, part, position),
-            })
-            .collect()
+    /// The vector of `x` (in the layer's term of the series), `None` when `x` is not in the
+    /// domain of the parts' `series` (see [`PartSeries::vector`]). O(d).
+    fn vector(
+        &self,
+        x: &Perm,
+        parts: &[Vec<u32>],
+        position: &[Option<(u32, u32)>],
+        series: Option<&PartSeries>,
+    ) -> Option<Vec<u8>> {
+        match self.map {
+            LayerMap::Signs => Some(
+                parts
+                    .iter()
+                    .map(|part| u8::from(!is_even_on(x, part, position)))
+                    .collect(),
+            ),
+            LayerMap::Rotations => Some(
+                parts
+                    .iter()
+                    .map(|part| rotation_on(x, part, position))
+                    .collect(),
+            ),
+            LayerMap::Series(layer) => series?.vector(layer, x, parts, position),
+        }
     }
 
     /// The product `Π e_j^{λ_j}` of the layer's elements (exponents `λ_j` taken in
@@ -192,8 +211,10 @@ pub(super) struct KernelSeriesWords {
     degree: usize,
     parts: Vec<Vec<u32>>,
     position: Vec<Option<(u32, u32)>>,
-    /// The signs, then the rotations.
-    layers: [Layer; 2],
+    /// The signs, then the rotations; or the parts' series' layers.
+    layers: Vec<Layer>,
+    /// The parts' own series, when its layers are used.
+    series: Option<PartSeries>,
     bottom: Bottom,
     /// Every element kept, in order.
     kept: Vec<Kept>,
@@ -230,11 +251,45 @@ impl KernelSeriesWords {
             degree,
             parts,
             position,
-            layers: [Layer::new(LayerMap::Signs), Layer::new(LayerMap::Rotations)],
+            layers: vec![
+                Layer::new(LayerMap::Signs, 2),
+                Layer::new(LayerMap::Rotations, 3),
+            ],
+            series: None,
             bottom,
             kept: Vec::new(),
             max_power_letters: (max_power_bytes / LETTER_BYTES).min(MAX_ISOLATING_POWER_LETTERS),
         }
+    }
+
+    /// An empty structure as [`new`](Self::new)'s, written down the parts' own `series`
+    /// instead (every element is the identity below its last layer, so the bottom stays
+    /// empty).
+    pub(super) fn with_series(
+        degree: usize,
+        parts: Vec<Vec<u32>>,
+        series: PartSeries,
+    ) -> KernelSeriesWords {
+        let layers = series
+            .primes()
+            .enumerate()
+            .map(|(i, p)| Layer::new(LayerMap::Series(i), p))
+            .collect();
+        KernelSeriesWords {
+            layers,
+            series: Some(series),
+            ..KernelSeriesWords::new(degree, parts, false, 0)
+        }
+    }
+
+    /// The position of each point in its part (`(part, index)`), for [`PartSeries::of`].
+    pub(super) fn positions(&self) -> &[Option<(u32, u32)>] {
+        &self.position
+    }
+
+    /// The parts.
+    pub(super) fn parts(&self) -> &[Vec<u32>] {
+        &self.parts
     }
 
     /// Whether `K_2` could be taken part by part: every part has at most 255 points and some
@@ -336,7 +391,10 @@ impl KernelSeriesWords {
             return Ok(Inserted::NotElementary);
         }
         for (l, layer) in self.layers.iter_mut().enumerate() {
-            let vector = layer.vector(&x, &self.parts, &self.position);
+            let Some(vector) = layer.vector(&x, &self.parts, &self.position, self.series.as_ref())
+            else {
+                return Ok(Inserted::NotElementary);
+            };
             if vector.iter().all(|&v| v == 0) {
                 continue;
             }
@@ -401,7 +459,10 @@ impl KernelSeriesWords {
         let mut products: Vec<Word> = Vec::new();
         let mut letters = 0u64;
         for layer in &self.layers {
-            let vector = layer.vector(&x, &self.parts, &self.position);
+            let Some(vector) = layer.vector(&x, &self.parts, &self.position, self.series.as_ref())
+            else {
+                return Ok(None);
+            };
             let Some(exponents) = layer.space.solve(&vector) else {
                 return Ok(None);
             };
@@ -443,7 +504,8 @@ impl KernelSeriesWords {
             Bottom::Abelian(bottom) => bottom.bytes(),
             Bottom::Parts(bottom) => bottom.bytes(),
         };
-        layers + parts + 12 * self.degree as u64 + bottom + 16 * self.kept.len() as u64
+        let series = self.series.as_ref().map_or(0, PartSeries::bytes);
+        layers + parts + series + 12 * self.degree as u64 + bottom + 16 * self.kept.len() as u64
     }
 }
 

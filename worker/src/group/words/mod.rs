@@ -20,6 +20,7 @@ mod moved_points;
 mod orbit_product;
 mod parity_space;
 mod part_product;
+mod part_series;
 mod prime_space;
 mod three_cycle;
 mod word;

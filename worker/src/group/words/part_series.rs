@@ -1,0 +1,515 @@
+//! [`PartSeries`]: a normal series with elementary abelian factors for a group `K` that maps
+//! each of some small parts of the points onto itself, read off the groups of its restrictions
+//! to the parts (`D_5^40`, the kernel of `D_5 wr Sym(40)` on its blocks: the reflections
+//! `C_2^40` over the rotations `C_5^40`; `AGL(1,7)^50`), for [`KernelSeriesWords`] to write
+//! `K` layer by layer when it is neither elementary abelian under its signs and rotations nor
+//! easily cut into its parts.
+//!
+//! For each part `P` let `N_P` be the group of the restrictions to `P` of some sample elements
+//! of `K` (kept as a table of at most [`MAX_SERIES_GROUP`] elements). Its series
+//! `N_P = A_0 > A_1 > ... > A_r = 1` takes `A_{i+1} = A_i' · A_i^p`, `p` the smallest prime
+//! dividing `|A_i : A_i'|`: a verbal subgroup, so characteristic, and the whole group's
+//! permutations of the parts carry each part's series onto the others'. `A_i / A_{i+1}` is
+//! elementary abelian of order `p^d`; `d` elements of `A_i` whose cosets form a basis give
+//! coordinates `A_i → GF(p)^d`, a homomorphism with kernel `A_{i+1}`. Layer `(i, p)` maps an
+//! element `x` of `K` to the coordinates of its restrictions at level `i` on the parts whose
+//! level-`i` prime is `p`. Taken in the order of `(i, p)`, each layer is a homomorphism on the
+//! elements that are 0 on every earlier layer (their restrictions are in `A_i` on every part),
+//! and an element 0 on every layer is the identity on every part.
+//!
+//! **Proof.** [`KernelSeriesWords`] bounds the order of the group `S` its elements generate by
+//! the product of `p^rank` over the layers; its elements' restrictions are in the tables (an
+//! element whose restriction is not declines the method), so the maps are homomorphisms on `S`'s
+//! terms and the bound holds. When it reaches the proven `|K|`, `S = K` (and the samples' tables
+//! held all of `K`'s restrictions), whatever the samples were. A part's group that is not
+//! solvable (its series stops at a perfect `A_i = A_i' ≠ 1`) or beyond the table's limit makes
+//! no series (`None`).
+//!
+//! # Complexity
+//! Per part of `b` points whose group has `t` elements: the table `O(t · s · b)` (`s` sample
+//! restrictions), and per level a few closures of `O(t · log t · b)`. A vector: `O(d)`.
+//!
+//! # Reference
+//! Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §2.3 (verbal
+//! subgroups; the derived and lower exponent-`p` series) and §7.8 (working down an elementary
+//! abelian series); Dixon, Mortimer, *Permutation Groups* (1996), §2.6 (the base group of a
+//! wreath product).
+
+use std::collections::HashMap;
+
+use crate::context::SolveContext;
+use crate::counting::arith::factorize;
+use crate::error::SolveError;
+use crate::group::Perm;
+
+#[cfg(doc)]
+use super::kernel_series::KernelSeriesWords;
+
+/// Largest group of a part kept as a table for its series (`Sym(7)`, the affine groups of
+/// prime degree up to 70; tables of every part at once, so kept small).
+pub(super) const MAX_SERIES_GROUP: usize = 5_040;
+
+/// Most points of a part (its restrictions are kept as bytes).
+const MAX_SERIES_POINTS: usize = 255;
+
+/// A restriction to a part: the positions in the part of its points' images.
+type Local = Box<[u8]>;
+
+/// One level of a part's series: `A_i / A_{i+1}` over `GF(prime)`.
+#[derive(Debug)]
+struct Level {
+    prime: u32,
+    /// The coordinates of each element of the part's table in `A_i` (element numbers as in the
+    /// table); empty for the elements outside `A_i`.
+    coordinates: Vec<Vec<u8>>,
+}
+
+/// A part's group as a table, with its series.
+#[derive(Debug)]
+struct PartGroup {
+    /// The number of each element.
+    number: HashMap<Local, u32>,
+    levels: Vec<Level>,
+}
+
+/// The series of every part (see the module documentation).
+#[derive(Debug)]
+pub(super) struct PartSeries {
+    groups: Vec<PartGroup>,
+    /// The layers in order: `(level, prime)`.
+    layers: Vec<(usize, u32)>,
+}
+
+impl PartSeries {
+    /// The series of the groups of `samples`' restrictions to `parts` (`position[x]` is `(part,
+    /// index in it)` for the parts' points), or `None` when a part has more than 255 points, a
+    /// group beyond [`MAX_SERIES_GROUP`] or one that is not solvable.
+    ///
+    /// # Errors
+    /// [`SolveError::Cancelled`] (checked part by part).
+    ///
+    /// Complexity: see the module documentation.
+    pub(super) fn of(
+        parts: &[Vec<u32>],
+        position: &[Option<(u32, u32)>],
+        samples: &[Perm],
+        ctx: &SolveContext,
+    ) -> Result<Option<PartSeries>, SolveError> {
+        if parts.iter().any(|p| p.len() > MAX_SERIES_POINTS) {
+            return Ok(None);
+        }
+        let mut groups = Vec::with_capacity(parts.len());
+        for part in parts {
+            ctx.check()?;
+            let Some(restrictions) = samples
+                .iter()
+                .map(|x| restriction(x, part, position))
+                .collect::<Option<Vec<Local>>>()
+            else {
+                return Ok(None);
+            };
+            let Some(group) = PartGroup::of(part.len(), restrictions) else {
+                return Ok(None);
+            };
+            groups.push(group);
+        }
+        let mut layers: Vec<(usize, u32)> = groups
+            .iter()
+            .flat_map(|g| g.levels.iter().enumerate().map(|(i, l)| (i, l.prime)))
+            .collect();
+        layers.sort_unstable();
+        layers.dedup();
+        Ok(Some(PartSeries { groups, layers }))
+    }
+
+    /// The primes of the layers, in order (below 256: they divide the order of a group on at
+    /// most 255 points).
+    pub(super) fn primes(&self) -> impl Iterator<Item = u8> + '_ {
+        self.layers.iter().map(|&(_, p)| p as u8)
+    }
+
+    /// The vector of `x` in layer `layer`, or `None` when a restriction of `x` is not in its
+    /// part's table or not in the layer's term there. O(d).
+    pub(super) fn vector(
+        &self,
+        layer: usize,
+        x: &Perm,
+        parts: &[Vec<u32>],
+        position: &[Option<(u32, u32)>],
+    ) -> Option<Vec<u8>> {
+        let (level, prime) = self.layers[layer];
+        let mut vector = Vec::new();
+        for (group, part) in self.groups.iter().zip(parts) {
+            let Some(at) = group.levels.get(level).filter(|l| l.prime == prime) else {
+                continue;
+            };
+            let number = *group.number.get(&restriction(x, part, position)?)?;
+            let coordinates = &at.coordinates[number as usize];
+            if coordinates.is_empty() {
+                return None;
+            }
+            vector.extend_from_slice(coordinates);
+        }
+        Some(vector)
+    }
+
+    /// Bytes held: the tables and coordinates.
+    pub(super) fn bytes(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| {
+                let table: u64 = g.number.keys().map(|k| k.len() as u64 + 40).sum();
+                let levels: u64 = g
+                    .levels
+                    .iter()
+                    .flat_map(|l| &l.coordinates)
+                    .map(|c| c.len() as u64 + 24)
+                    .sum();
+                table + levels
+            })
+            .sum()
+    }
+}
+
+/// The restriction of `x` to `part`, `None` when `x` maps a point of it outside.
+fn restriction(x: &Perm, part: &[u32], position: &[Option<(u32, u32)>]) -> Option<Local> {
+    let home = position[part[0] as usize]?.0;
+    part.iter()
+        .map(|&p| match position[x.image(p) as usize] {
+            Some((q, i)) if q == home => Some(i as u8),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A small group's table: its elements (numbered) and their products.
+struct Table {
+    elements: Vec<Local>,
+    number: HashMap<Local, u32>,
+}
+
+impl Table {
+    /// The group generated by `generators` (on `b` points), `None` beyond [`MAX_SERIES_GROUP`]
+    /// elements. Breadth-first: `O(t · s · b)`.
+    fn generated(b: usize, generators: &[Local]) -> Option<Table> {
+        let identity: Local = (0..b as u8).collect();
+        let mut table = Table {
+            elements: vec![identity.clone()],
+            number: HashMap::from([(identity, 0)]),
+        };
+        let mut i = 0;
+        while i < table.elements.len() {
+            for g in generators {
+                let y = compose(&table.elements[i], g);
+                if !table.number.contains_key(&y) {
+                    if table.elements.len() == MAX_SERIES_GROUP {
+                        return None;
+                    }
+                    table.number.insert(y.clone(), table.elements.len() as u32);
+                    table.elements.push(y);
+                }
+            }
+            i += 1;
+        }
+        Some(table)
+    }
+
+    fn len(&self) -> usize {
+        self.elements.len()
+    }
+
+    /// The element number of `a · b`.
+    fn product(&self, a: u32, b: u32) -> u32 {
+        self.number[&compose(&self.elements[a as usize], &self.elements[b as usize])]
+    }
+
+    fn inverse(&self, a: u32) -> u32 {
+        let x = &self.elements[a as usize];
+        let mut inverse = vec![0u8; x.len()];
+        for (i, &y) in x.iter().enumerate() {
+            inverse[y as usize] = i as u8;
+        }
+        self.number[&inverse.into_boxed_slice()]
+    }
+
+    fn power(&self, a: u32, e: u32) -> u32 {
+        (0..e).fold(0, |y, _| self.product(y, a))
+    }
+
+    /// The members of the subgroup generated by `generators` (element numbers), as a mask.
+    fn closure(&self, generators: &[u32]) -> Vec<bool> {
+        let mut member = vec![false; self.len()];
+        member[0] = true;
+        let mut queue = vec![0u32];
+        while let Some(x) = queue.pop() {
+            for &g in generators {
+                let y = self.product(x, g);
+                if !member[y as usize] {
+                    member[y as usize] = true;
+                    queue.push(y);
+                }
+            }
+        }
+        member
+    }
+}
+
+/// A subgroup of a [`Table`]: generators and members.
+struct Subgroup {
+    generators: Vec<u32>,
+    member: Vec<bool>,
+}
+
+impl Subgroup {
+    fn trivial(table: &Table) -> Subgroup {
+        Subgroup {
+            generators: Vec::new(),
+            member: table.closure(&[]),
+        }
+    }
+
+    fn order(&self) -> usize {
+        self.member.iter().filter(|&&m| m).count()
+    }
+
+    /// Adds `x` as a generator unless it is a member already; whether it was added.
+    fn add(&mut self, table: &Table, x: u32) -> bool {
+        if self.member[x as usize] {
+            return false;
+        }
+        self.generators.push(x);
+        self.member = table.closure(&self.generators);
+        true
+    }
+}
+
+impl PartGroup {
+    /// The table of the group generated by `restrictions` (on `b` points) and its series, `None`
+    /// beyond the table's limit or for a group that is not solvable.
+    fn of(b: usize, restrictions: Vec<Local>) -> Option<PartGroup> {
+        let table = Table::generated(b, &restrictions)?;
+        let mut a = Subgroup::trivial(&table);
+        for r in &restrictions {
+            a.add(&table, table.number[r]);
+        }
+        let mut levels = Vec::new();
+        while a.order() > 1 {
+            // The derived subgroup: the normal closure of the generators' commutators.
+            let mut next = Subgroup::trivial(&table);
+            for &g in &a.generators {
+                for &h in &a.generators {
+                    let gh = table.product(g, h);
+                    let hg = table.product(h, g);
+                    next.add(&table, table.product(table.inverse(hg), gh));
+                }
+            }
+            let mut grown = true;
+            while grown {
+                grown = false;
+                for s in next.generators.clone() {
+                    for &g in &a.generators {
+                        let conjugate = table.product(table.product(table.inverse(g), s), g);
+                        grown |= next.add(&table, conjugate);
+                    }
+                }
+            }
+            let (order, derived) = (a.order(), next.order());
+            if derived == order {
+                return None; // perfect: not solvable
+            }
+            let prime = factorize((order / derived) as u64)[0].0 as u32;
+            // `A' · A^p`: normal, as the `p`-th powers are a union of conjugacy classes.
+            for x in 0..table.len() as u32 {
+                if a.member[x as usize] {
+                    next.add(&table, table.power(x, prime));
+                }
+            }
+            // A basis of `A / next` among `A`'s generators, then every coset's coordinates.
+            let mut span = Subgroup {
+                generators: next.generators.clone(),
+                member: next.member.clone(),
+            };
+            let basis: Vec<u32> = a
+                .generators
+                .iter()
+                .copied()
+                .filter(|&g| span.add(&table, g))
+                .collect();
+            let mut coordinates = vec![Vec::new(); table.len()];
+            let below: Vec<u32> = (0..table.len() as u32)
+                .filter(|&x| next.member[x as usize])
+                .collect();
+            let mut exponents = vec![0u8; basis.len()];
+            loop {
+                let head = basis
+                    .iter()
+                    .zip(&exponents)
+                    .fold(0, |y, (&b, &e)| table.product(y, table.power(b, e as u32)));
+                for &x in &below {
+                    coordinates[table.product(head, x) as usize] = exponents.clone();
+                }
+                // The next exponent vector, the first coordinate fastest.
+                let Some(k) = exponents.iter().position(|&e| u32::from(e) + 1 < prime) else {
+                    break;
+                };
+                exponents[k] += 1;
+                exponents[..k].fill(0);
+            }
+            levels.push(Level { prime, coordinates });
+            a = next;
+        }
+        Some(PartGroup {
+            number: table.number,
+            levels,
+        })
+    }
+}
+
+/// `a` then `b`.
+fn compose(a: &[u8], b: &[u8]) -> Local {
+    a.iter().map(|&i| b[i as usize]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+
+    /// Every element of `<gens>` on `b` points, by breadth-first closure (the oracle).
+    fn elements(gens: &[Perm], b: usize) -> Vec<Perm> {
+        let mut all = vec![Perm::identity(b)];
+        let mut seen: HashSet<Vec<u32>> = HashSet::from([all[0].images().to_vec()]);
+        let mut i = 0;
+        while i < all.len() {
+            for g in gens {
+                let y = all[i].compose(g);
+                if seen.insert(y.images().to_vec()) {
+                    all.push(y);
+                }
+            }
+            i += 1;
+        }
+        all
+    }
+
+    /// Whether the group of `all` is solvable, by its derived series with every commutator of
+    /// every pair (the oracle).
+    fn solvable(all: &[Perm], b: usize) -> bool {
+        let mut term = all.to_vec();
+        while term.len() > 1 {
+            let mut seen: HashSet<Vec<u32>> = HashSet::new();
+            let commutators: Vec<Perm> = term
+                .iter()
+                .flat_map(|x| {
+                    term.iter()
+                        .map(move |y| x.inverse().compose(&y.inverse()).compose(x).compose(y))
+                })
+                .filter(|c| seen.insert(c.images().to_vec()))
+                .collect();
+            let next = elements(&commutators, b);
+            if next.len() == term.len() {
+                return false;
+            }
+            term = next;
+        }
+        true
+    }
+
+    /// For 300 random groups of degree 3 to 5 (from two random permutations, sometimes one of
+    /// them a power of the other or a cycle): a series exactly when the group is solvable, the
+    /// layers' orders `p^dim` multiplying to the group's order, each layer's map a homomorphism
+    /// on the elements 0 on every earlier layer, and only the identity 0 on all of them.
+    #[test]
+    fn series_of_small_groups_against_their_elements() {
+        let mut rng = ChaCha8Rng::seed_from_u64(41);
+        let (mut with_series, mut without) = (0, 0);
+        for round in 0..300 {
+            let b = rng.random_range(3..=5usize);
+            let random = |rng: &mut ChaCha8Rng| {
+                let mut images: Vec<u32> = (0..b as u32).collect();
+                images.shuffle(rng);
+                Perm::from_images(images, "test").unwrap()
+            };
+            let first = random(&mut rng);
+            let second = match round % 3 {
+                0 => first.pow(2),
+                1 => Perm::from_images((0..b as u32).map(|i| (i + 1) % b as u32).collect(), "c")
+                    .unwrap(),
+                _ => random(&mut rng),
+            };
+            let gens = vec![first, second];
+            let all = elements(&gens, b);
+            let parts = vec![(0..b as u32).collect::<Vec<u32>>()];
+            let position: Vec<Option<(u32, u32)>> = (0..b as u32).map(|i| Some((0, i))).collect();
+            let Some(series) =
+                PartSeries::of(&parts, &position, &gens, &SolveContext::detached()).unwrap()
+            else {
+                assert!(
+                    !solvable(&all, b),
+                    "round {round}: a solvable group declined"
+                );
+                without += 1;
+                continue;
+            };
+            with_series += 1;
+            assert!(
+                solvable(&all, b),
+                "round {round}: a series for a group not solvable"
+            );
+            let vector = |layer: usize, x: &Perm| series.vector(layer, x, &parts, &position);
+            let mut term = all.clone();
+            let mut order = 1usize;
+            for (layer, p) in series.primes().enumerate() {
+                let dim = vector(layer, &term[0]).expect("in the term").len();
+                order *= (p as usize).pow(dim as u32);
+                for _ in 0..20 {
+                    let x = &term[rng.random_range(0..term.len())];
+                    let y = &term[rng.random_range(0..term.len())];
+                    let (vx, vy) = (vector(layer, x).unwrap(), vector(layer, y).unwrap());
+                    let sum: Vec<u8> = vx.iter().zip(&vy).map(|(a, c)| (a + c) % p).collect();
+                    assert_eq!(vector(layer, &x.compose(y)), Some(sum), "round {round}");
+                }
+                term.retain(|x| vector(layer, x).unwrap().iter().all(|&v| v == 0));
+            }
+            assert_eq!(order, all.len(), "round {round}: the layers' orders");
+            assert_eq!(term.len(), 1, "round {round}: only the identity below");
+        }
+        assert!(
+            with_series >= 100 && without >= 20,
+            "{with_series} {without}"
+        );
+    }
+
+    /// Two parts with different groups (`Sym(3)` and `D_5`, whose second levels' primes differ)
+    /// and a part of one point: the layers `(0, 2)`, `(1, 3)`, `(1, 5)`; a restriction outside
+    /// the tables has no vector.
+    #[test]
+    fn parts_with_different_series() {
+        let d = 9;
+        let parts = vec![vec![0, 1, 2], vec![3, 4, 5, 6, 7], vec![8]];
+        let position =
+            crate::group::words::orbit_product::orbit_positions(d, parts.iter().map(Vec::as_slice));
+        let perm = |text: &str| Perm::parse_cycles(text, d).unwrap();
+        let samples = [perm("(1,2,3)(4,5,6,7,8)"), perm("(1,2)(5,8)(6,7)")];
+        let series = PartSeries::of(&parts, &position, &samples, &SolveContext::detached())
+            .unwrap()
+            .expect("solvable");
+        assert_eq!(series.primes().collect::<Vec<u8>>(), vec![2, 3, 5]);
+        assert_eq!(
+            series.vector(0, &perm("(1,2)"), &parts, &position),
+            Some(vec![1, 0])
+        );
+        assert_eq!(series.vector(0, &perm("(4,5)"), &parts, &position), None);
+        assert_eq!(
+            series
+                .vector(2, &perm("(4,5,6,7,8)"), &parts, &position)
+                .map(|v| v.len()),
+            Some(1)
+        );
+    }
+}
