@@ -293,6 +293,19 @@ fn random_wreath(m: usize, count: usize, seed: u64) -> Vec<Perm> {
 /// the blocks and each block's points at random), relabelled by a random permutation of the
 /// `b·m` points (`random_wreath` draws a flip per block instead, for `b = 2`).
 fn random_wreath_of(b: usize, m: usize, count: usize, seed: u64) -> Vec<Perm> {
+    random_wreath_with(b, m, count, seed, |rng| shuffled(b, rng))
+}
+
+/// `count` random elements of a wreath product on `b·m` points: each permutes the `m` blocks
+/// at random and puts `inside(rng)` (images on `b` points) in each block, relabelled by a
+/// random permutation of the points.
+fn random_wreath_with(
+    b: usize,
+    m: usize,
+    count: usize,
+    seed: u64,
+    mut inside: impl FnMut(&mut ChaCha8Rng) -> Vec<u32>,
+) -> Vec<Perm> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let relabel = shuffled(b * m, &mut rng);
     (0..count)
@@ -300,8 +313,8 @@ fn random_wreath_of(b: usize, m: usize, count: usize, seed: u64) -> Vec<Perm> {
             let blocks = shuffled(m, &mut rng);
             let mut images = vec![0u32; b * m];
             for (i, &to) in blocks.iter().enumerate() {
-                let inside = shuffled(b, &mut rng);
-                for (j, &k) in inside.iter().enumerate() {
+                let within = inside(&mut rng);
+                for (j, &k) in within.iter().enumerate() {
                     images[relabel[b * i + j] as usize] = relabel[b * to as usize + k as usize];
                 }
             }
@@ -319,26 +332,15 @@ const AFFINE_7: [&[u32]; 2] = [&[1, 2, 3, 4, 5, 6, 0], &[0, 3, 6, 2, 5, 1, 4]];
 /// each permutes the blocks at random and puts a random product of `N`'s generators in each,
 /// relabelled by a random permutation of the `b·m` points.
 fn random_wreath_in(inside: &[&[u32]], m: usize, count: usize, seed: u64) -> Vec<Perm> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let b = inside[0].len();
-    let relabel = shuffled(b * m, &mut rng);
-    (0..count)
-        .map(|_| {
-            let blocks = shuffled(m, &mut rng);
-            let mut images = vec![0u32; b * m];
-            for (i, &to) in blocks.iter().enumerate() {
-                let mut within: Vec<u32> = (0..b as u32).collect();
-                for _ in 0..12 {
-                    let g = inside[rng.random_range(0..inside.len())];
-                    within.iter_mut().for_each(|y| *y = g[*y as usize]);
-                }
-                for (j, &k) in within.iter().enumerate() {
-                    images[relabel[b * i + j] as usize] = relabel[b * to as usize + k as usize];
-                }
-            }
-            Perm::from_images(images, "random").expect("a permutation")
-        })
-        .collect()
+    random_wreath_with(b, m, count, seed, |rng| {
+        let mut within: Vec<u32> = (0..b as u32).collect();
+        for _ in 0..12 {
+            let g = inside[rng.random_range(0..inside.len())];
+            within.iter_mut().for_each(|y| *y = g[*y as usize]);
+        }
+        within
+    })
 }
 
 /// `count` random elements of `Sym(b) wr Sym(m)` on `b·m` points beside `Sym(c)` on `c` more,
