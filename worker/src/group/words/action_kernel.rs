@@ -329,7 +329,7 @@ impl ActionKernelWords {
             // A bottom that is not elementary abelian: down the parts' own series when their
             // groups are small and solvable (`D_5^40`), else perhaps a product over the parts
             // (`Alt(5)^40`).
-            let through_series = match words.part_series(ctx)? {
+            let through_series = match words.part_series(ctx, budget_bytes / 8)? {
                 Some(series) => {
                     words.kernel = KernelSeriesWords::with_series(degree, parts.clone(), series);
                     words.find_kernel(
@@ -544,8 +544,13 @@ impl ActionKernelWords {
 
     /// The series of the parts' own groups ([`PartSeries`]), their tables made from the
     /// elements the kernel kept so far and [`SERIES_SAMPLES`] random kernel elements more;
-    /// `None` when a part's group is too large or not solvable.
-    fn part_series(&self, ctx: &SolveContext) -> Result<Option<PartSeries>, SolveError> {
+    /// `None` when a part's group is too large or not solvable, or the tables would take more
+    /// than `max_bytes`.
+    fn part_series(
+        &self,
+        ctx: &SolveContext,
+        max_bytes: u64,
+    ) -> Result<Option<PartSeries>, SolveError> {
         let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 0x5e41e5);
         let mut samples: Vec<Perm> = (0..self.kernel.found_len())
             .map(|i| self.kernel.found(i).0.clone())
@@ -554,7 +559,13 @@ impl ActionKernelWords {
             ctx.check()?;
             samples.push(self.random_kernel_element(&mut rng, SERIES_WALK).0);
         }
-        PartSeries::of(self.kernel.parts(), self.kernel.positions(), &samples, ctx)
+        PartSeries::of(
+            self.kernel.parts(),
+            self.kernel.positions(),
+            &samples,
+            ctx,
+            max_bytes,
+        )
     }
 
     /// `t · u⁻¹` for a random word `t` of at most `walk` letters and `u` the word of its image:
