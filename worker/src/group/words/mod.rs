@@ -5,7 +5,8 @@
 //! orbit with a parity correction for a product of giants whose generators move several orbits,
 //! through the blocks' orientations and 3-cycles for a transitive group containing its minimal
 //! blocks' alternating groups, and through an action on an orbit, on blocks or on invariant
-//! lines, down the kernel's series, for other groups with long bases).
+//! lines, down the kernel's series (signs and rotations, or the parts' own series for small
+//! solvable groups on them), for other groups with long bases).
 
 mod action_kernel;
 mod alternating_blocks;

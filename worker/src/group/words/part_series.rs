@@ -45,8 +45,9 @@ use crate::group::Perm;
 #[cfg(doc)]
 use super::kernel_series::KernelSeriesWords;
 
-/// Largest group of a part kept as a table for its series (`Sym(7)`, the affine groups of
-/// prime degree up to 70; tables of every part at once, so kept small).
+/// Largest group of a part kept as a table for its series (the order of `Sym(7)`: the affine
+/// groups `AGL(1,p)` up to `p = 71`, `Sym(4) wr Sym(2)` on eight points; every part's table is
+/// held at once, so each is kept small).
 pub(super) const MAX_SERIES_GROUP: usize = 5_040;
 
 /// Most points of a part (its restrictions are kept as bytes).
