@@ -862,22 +862,15 @@ mod tests {
 
     use rand::seq::SliceRandom;
 
+    use super::super::kernel_series::tests::closure_of;
     use super::*;
 
-    /// Every element of `<gens>`, by breadth-first closure (the test's oracle).
+    /// Every element of `<gens>` as its images, by breadth-first closure (the test's oracle).
     fn elements(gens: &[Perm], d: usize) -> HashSet<Vec<u32>> {
-        let mut seen: HashSet<Vec<u32>> = HashSet::new();
-        let mut frontier = vec![(0..d as u32).collect::<Vec<u32>>()];
-        seen.insert(frontier[0].clone());
-        while let Some(x) = frontier.pop() {
-            for g in gens {
-                let y: Vec<u32> = x.iter().map(|&p| g.image(p)).collect();
-                if seen.insert(y.clone()) {
-                    frontier.push(y);
-                }
-            }
-        }
-        seen
+        closure_of(gens, d)
+            .iter()
+            .map(|x| x.images().to_vec())
+            .collect()
     }
 
     /// The word's images, one letter at a time (independent of `Word::evaluate`).

@@ -511,6 +511,8 @@ impl KernelSeriesWords {
 
 #[cfg(test)]
 pub(super) mod tests {
+    use std::collections::HashSet;
+
     use super::*;
 
     fn perm(text: &str, d: usize) -> Perm {
@@ -520,11 +522,12 @@ pub(super) mod tests {
     /// Every element of `<gens>`, by breadth-first closure (the words tests' oracle).
     pub(in crate::group::words) fn closure_of(gens: &[Perm], d: usize) -> Vec<Perm> {
         let mut all = vec![Perm::identity(d)];
+        let mut seen: HashSet<Vec<u32>> = HashSet::from([all[0].images().to_vec()]);
         let mut i = 0;
         while i < all.len() {
             for g in gens {
                 let y = all[i].compose(g);
-                if !all.contains(&y) {
+                if seen.insert(y.images().to_vec()) {
                     all.push(y);
                 }
             }

@@ -16,6 +16,7 @@ mod giant_product;
 mod group_words;
 mod kernel_candidates;
 mod kernel_series;
+mod local_table;
 mod minkwitz;
 mod moved_points;
 mod orbit_product;

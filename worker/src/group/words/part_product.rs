@@ -40,13 +40,12 @@
 //! direct product over the blocks); Seress, *Permutation Group Algorithms* (2003), §4.1 (orbit
 //! algorithms: the breadth-first Cayley table of a small group).
 
-use std::collections::HashMap;
-
 use num_bigint::BigUint;
 
 use super::giant::{Giant, GiantWords};
 use super::giant_product::{in_writing_order, word_in_writing_order};
 use super::group_words::{GroupWords, WordEffort};
+use super::local_table::{Local, LocalTable, as_perm, inverse, restriction};
 use super::orbit_product::preserves_orbits;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
@@ -117,18 +116,17 @@ impl LargePartWords {
     }
 }
 
-/// A part's table: every member's restriction, with `(predecessor, element, inverse)`: the
-/// member is the predecessor times the element (or its inverse); the identity has none.
-type CayleyTable = HashMap<Vec<u8>, Option<(Vec<u8>, u32, bool)>>;
-
 /// One part's elements and table.
 #[derive(Debug, Default)]
 struct PartTable {
     /// The supported elements: their restrictions (images of the part's indices), themselves
     /// and their words.
-    elements: Vec<(Vec<u8>, Perm, Word)>,
-    table: CayleyTable,
-    /// Set when the group outgrew a table ([`MAX_PART_GROUP`]); the table is then empty.
+    elements: Vec<(Local, Perm, Word)>,
+    /// The group of the elements' restrictions, over the steps `2i` (element `i`) and `2i + 1`
+    /// (its inverse); `None` before the first element and once the group outgrew a table
+    /// ([`MAX_PART_GROUP`]).
+    table: Option<LocalTable>,
+    /// Set when the group outgrew a table.
     large: Option<LargePart>,
 }
 
@@ -188,7 +186,7 @@ impl PartProductWords {
             .iter()
             .map(|t| match &t.large {
                 Some(large) => large.group.order(),
-                None => BigUint::from(t.table.len().max(1)),
+                None => BigUint::from(t.table.as_ref().map_or(1, LocalTable::len)),
             })
             .product()
     }
@@ -198,20 +196,26 @@ impl PartProductWords {
         let Some(part) = self.single_support(x) else {
             return PartInserted::NotSupported;
         };
-        let restriction = self.restriction(x, part);
+        let Some(restriction) = restriction(x, &self.parts[part], &self.position) else {
+            return PartInserted::NotSupported;
+        };
         let table = &mut self.tables[part];
         if let Some(large) = &table.large {
             if large.group.contains(&as_perm(&restriction)) {
                 return PartInserted::Redundant;
             }
-        } else if table.table.contains_key(&restriction) {
+        } else if table
+            .table
+            .as_ref()
+            .is_some_and(|t| t.number(&restriction).is_some())
+        {
             return PartInserted::Redundant;
         }
         table.elements.push((restriction, x.clone(), word));
         if table.large.is_none()
             && let Some(grown) = closure(&table.elements)
         {
-            table.table = grown;
+            table.table = Some(grown);
             self.found.push((part, table.elements.len() - 1));
             return PartInserted::New;
         }
@@ -226,7 +230,7 @@ impl PartProductWords {
             &Limits::default(),
         ) {
             Ok(group) => {
-                table.table = CayleyTable::new();
+                table.table = None;
                 table.large = Some(LargePart { group, words: None });
                 self.found.push((part, table.elements.len() - 1));
                 PartInserted::New
@@ -326,7 +330,9 @@ impl PartProductWords {
         }
         let mut word = Word::identity();
         for part in 0..self.parts.len() {
-            let mut at = self.restriction(x, part);
+            let Some(at) = restriction(x, &self.parts[part], &self.position) else {
+                return Ok(None);
+            };
             let table = &self.tables[part];
             if let Some(large) = &table.large {
                 let left = max_letters.saturating_sub(word.len());
@@ -358,22 +364,18 @@ impl PartProductWords {
                 }
                 continue;
             }
-            // The path, read backwards from the member to the identity.
-            let mut steps: Vec<(u32, bool)> = Vec::new();
-            loop {
-                match table.table.get(&at) {
-                    None if is_identity(&at) => break,
-                    None => return Ok(None),
-                    Some(None) => break,
-                    Some(Some((previous, element, inverse))) => {
-                        steps.push((*element, *inverse));
-                        at = previous.clone();
-                    }
-                }
-            }
-            for &(element, inverse) in steps.iter().rev() {
-                let w = &table.elements[element as usize].2;
-                word.append_power(w, if inverse { -1 } else { 1 }, orders);
+            let path = match table
+                .table
+                .as_ref()
+                .and_then(|t| Some(t.path(t.number(&at)?)))
+            {
+                Some(path) => path,
+                None if at.iter().enumerate().all(|(i, &y)| i == usize::from(y)) => continue,
+                None => return Ok(None),
+            };
+            for step in path {
+                let w = &table.elements[step as usize / 2].2;
+                word.append_power(w, if step % 2 == 1 { -1 } else { 1 }, orders);
             }
             if word.len() > max_letters {
                 return Err(word.len());
@@ -400,7 +402,7 @@ impl PartProductWords {
                 let large = t.large.as_ref().map_or(0, |l| {
                     l.group.chain_bytes() + l.words.as_ref().map_or(0, LargePartWords::bytes)
                 });
-                words + t.table.len() as u64 * (2 * p.len() as u64 + 80) + large
+                words + t.table.as_ref().map_or(0, LocalTable::bytes) + large
             })
             .sum();
         let giants: u64 = self.block_giants.iter().map(GiantWords::bytes).sum();
@@ -466,68 +468,16 @@ impl PartProductWords {
         }
         part
     }
-
-    /// `x` restricted to `part`, as images of the part's indices (`x` maps the part onto
-    /// itself).
-    fn restriction(&self, x: &Perm, part: usize) -> Vec<u8> {
-        self.parts[part]
-            .iter()
-            .map(|&y| self.position[x.image(y) as usize].map_or(0, |(_, i)| i as u8))
-            .collect()
-    }
-}
-
-/// A restriction (images of the part's indices) as a permutation of the part's points.
-fn as_perm(images: &[u8]) -> Perm {
-    Perm::from_images_unchecked(images.iter().map(|&y| y as u32).collect())
-}
-
-fn is_identity(p: &[u8]) -> bool {
-    p.iter().enumerate().all(|(i, &y)| i == y as usize)
-}
-
-/// `a` then `b`, as images.
-fn then(a: &[u8], b: &[u8]) -> Vec<u8> {
-    a.iter().map(|&y| b[y as usize]).collect()
-}
-
-fn inverse(a: &[u8]) -> Vec<u8> {
-    let mut out = vec![0u8; a.len()];
-    for (i, &y) in a.iter().enumerate() {
-        out[y as usize] = i as u8;
-    }
-    out
 }
 
 /// The breadth-first table of the group the elements generate (shortest paths over them and
 /// their inverses), or `None` beyond [`MAX_PART_GROUP`] elements.
-fn closure(elements: &[(Vec<u8>, Perm, Word)]) -> Option<CayleyTable> {
-    let b = elements[0].0.len();
-    let identity: Vec<u8> = (0..b as u8).collect();
-    let steps: Vec<(Vec<u8>, u32, bool)> = elements
+fn closure(elements: &[(Local, Perm, Word)]) -> Option<LocalTable> {
+    let steps: Vec<Local> = elements
         .iter()
-        .enumerate()
-        .flat_map(|(i, (r, _, _))| [(r.clone(), i as u32, false), (inverse(r), i as u32, true)])
+        .flat_map(|(r, _, _)| [r.clone(), inverse(r)])
         .collect();
-    let mut table = HashMap::from([(identity.clone(), None)]);
-    let mut frontier = vec![identity];
-    while !frontier.is_empty() {
-        let mut next = Vec::new();
-        for at in &frontier {
-            for (step, element, inverse) in &steps {
-                let y = then(at, step);
-                if !table.contains_key(&y) {
-                    if table.len() == MAX_PART_GROUP {
-                        return None;
-                    }
-                    table.insert(y.clone(), Some((at.clone(), *element, *inverse)));
-                    next.push(y);
-                }
-            }
-        }
-        frontier = next;
-    }
-    Some(table)
+    LocalTable::generated(elements[0].0.len(), &steps, MAX_PART_GROUP)
 }
 
 /// The power `e` of `x` (supported on some of `parts`, each mapped onto itself) that is
