@@ -18,12 +18,15 @@ use orbit_worker::group::{LevelProof, Perm, PermGroup};
 
 #[path = "../tests/common/classical_groups.rs"]
 mod classical_groups;
+#[path = "common/wreath_elements.rs"]
+mod wreath_elements;
 
 use classical_groups::{from_fn, psl2};
 use orbit_worker::{Limits, SolveContext};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use wreath_elements::{AFFINE_7, DIHEDRAL_5, random_wreath_in};
 
 const CASES: &[&str] = &[
     "sym100_random",
@@ -66,6 +69,18 @@ const CASES: &[&str] = &[
     "sym50wrsym9_beside_sym50",
     "sym100wrsym9_beside_sym100",
     "sym30wrsym10_on_two_copies",
+    "d5wrsym200_random",
+    "agl17wrsym140_random",
+    "psl27wrsym100_random",
+    "m11wrsym90_random",
+];
+
+/// `PSL(2,7)` on the seven points of the Fano plane (GAP's `PrimitiveGroup(7,5)`, as images).
+const PSL_2_7: [&[u32]; 2] = [&[3, 1, 2, 0, 4, 6, 5], &[2, 0, 1, 6, 3, 5, 4]];
+/// `M11` on eleven points (GAP's `MathieuGroup(11)`, as images).
+const M11: [&[u32]; 2] = [
+    &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0],
+    &[0, 1, 6, 9, 5, 3, 10, 2, 8, 4, 7],
 ];
 
 const RUBIK: [&str; 6] = [
@@ -550,6 +565,10 @@ fn run_case(name: &str, dir: &Path) {
         "sym50wrsym9_beside_sym50" => (500, wreath_beside_giant(50, 9, 50, 500), 1),
         "sym100wrsym9_beside_sym100" => (1000, wreath_beside_giant(100, 9, 100, 1000), 1),
         "sym30wrsym10_on_two_copies" => (600, wreath_on_two_copies(30, 10, 600), 1),
+        "d5wrsym200_random" => (1000, random_wreath_in(&DIHEDRAL_5, 200, 4, 1000), 1),
+        "agl17wrsym140_random" => (980, random_wreath_in(&AFFINE_7, 140, 4, 980), 1),
+        "psl27wrsym100_random" => (700, random_wreath_in(&PSL_2_7, 100, 4, 700), 1),
+        "m11wrsym90_random" => (990, random_wreath_in(&M11, 90, 4, 990), 1),
         other => panic!("unknown case {other}"),
     };
     if name == "rubik_membership" {
@@ -589,7 +608,8 @@ fn run_case(name: &str, dir: &Path) {
     );
 }
 
-/// How the chain's levels were proven, top level first, e.g. `lemma, series, Schreier`.
+/// How the chain's levels were proven, top level first, runs of one proof counted, e.g.
+/// `lemma, series ×2, Schreier`.
 fn proof_summary(g: &PermGroup) -> String {
     let names: Vec<&str> = g
         .level_proofs()
@@ -603,15 +623,28 @@ fn proof_summary(g: &PermGroup) -> String {
             LevelProof::KnownOrder => "known order",
             LevelProof::AlternatingBlocks => "alternating blocks",
             LevelProof::BlocksOfTwo => "blocks of two",
+            LevelProof::BlockWreath => "block wreath",
             LevelProof::OrbitConstituents => "orbit constituents",
             LevelProof::RegularNormalSubgroup => "regular normal subgroup",
         })
         .collect();
     if names.is_empty() {
-        "no chain".to_string()
-    } else {
-        names.join(", ")
+        return "no chain".to_string();
     }
+    let mut runs: Vec<(&str, usize)> = Vec::new();
+    for name in names {
+        match runs.last_mut() {
+            Some((last, count)) if *last == name => *count += 1,
+            _ => runs.push((name, 1)),
+        }
+    }
+    runs.iter()
+        .map(|&(name, count)| match count {
+            1 => name.to_string(),
+            _ => format!("{name} ×{count}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn membership_case(dir: &Path, name: &str, d: usize, gens: &[Perm]) {

@@ -27,6 +27,7 @@
 //! C. C. Sims, "Computational methods in the study of permutation groups", 1970.
 
 mod alternating_blocks;
+mod block_wreath;
 mod blocks_of_two;
 pub(crate) mod cycle_notation;
 mod cyclic;

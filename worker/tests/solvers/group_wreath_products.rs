@@ -11,7 +11,7 @@ use num_bigint::BigUint;
 use orbit_worker::group::{LevelProof, Perm, PermGroup};
 use orbit_worker::{Limits, SolveContext};
 use rand::SeedableRng;
-use rand::seq::SliceRandom;
+use rand::seq::{IndexedRandom, SliceRandom};
 use rand_chacha::ChaCha8Rng;
 
 fn factorial(n: usize) -> BigUint {
@@ -105,6 +105,17 @@ impl Blocks {
                 }
                 p
             })
+            .collect();
+        self.element(|i| blocks[i], |i, j| inside[i][j])
+    }
+
+    /// A random element of `N wr Sym(b)`, `N` given by all its elements on the `m` points'
+    /// numbers (`local`).
+    fn random_in(&self, local: &[Vec<usize>], rng: &mut ChaCha8Rng) -> Perm {
+        let mut blocks: Vec<usize> = (0..self.b).collect();
+        blocks.shuffle(rng);
+        let inside: Vec<&Vec<usize>> = (0..self.b)
+            .map(|_| local.choose(rng).expect("not empty"))
             .collect();
         self.element(|i| blocks[i], |i, j| inside[i][j])
     }
@@ -371,5 +382,66 @@ fn group_wreath_product_on_two_copies_of_its_points() {
         let (x, y) = (blocks.random(&mut rng), blocks.random(&mut rng));
         assert!(g.contains(&on_both(&x, &x)), "alike on both copies");
         assert!(!g.contains(&on_both(&x, &y)), "different on the copies");
+    }
+}
+
+/// The affine maps `x ↦ a·x + c` modulo `p` with `a` in `multipliers`: `D_5` for `p = 5` and
+/// `a = ±1`, `AGL(1,7)` for every non-zero `a`.
+fn affine(p: usize, multipliers: &[usize]) -> Vec<Vec<usize>> {
+    multipliers
+        .iter()
+        .flat_map(|&a| (0..p).map(move |c| (0..p).map(|x| (a * x + c) % p).collect()))
+        .collect()
+}
+
+/// `D_5 wr Sym(200)` (1,000 points) and `AGL(1,7) wr Sym(140)` (980), points relabelled at
+/// random, each from three random members and a generator of the local group's multiplicative
+/// part on one block: the order `|N|^b · b!` by the formula, proven from
+/// the blocks' local group and the transfer (`LevelProof::BlockWreath`: a base of 400 and 280
+/// points, whose chains' own proofs took minutes); 5 random members of the wreath product
+/// (from its definition) are in it, a member times a swap across blocks or times a
+/// transposition inside a block (in neither local group) is not.
+#[test]
+fn group_wreath_products_of_small_block_groups_up_to_degree_1000() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6031);
+    for (label, m, local, r, b) in [
+        ("D_5 wr Sym(200)", 5, affine(5, &[1, 4]), 4, 200),
+        (
+            "AGL(1,7) wr Sym(140)",
+            7,
+            affine(7, &[1, 2, 3, 4, 5, 6]),
+            3,
+            140,
+        ),
+    ] {
+        let blocks = Blocks::new(m, b, &mut rng);
+        // Three random members, and `x ↦ r·x` (`r` of the largest multiplicative order) on
+        // block 0 alone: together they reach every quotient of the wreath product by its
+        // abelianisation (checked below by random members).
+        let mut generators: Vec<Perm> =
+            (0..3).map(|_| blocks.random_in(&local, &mut rng)).collect();
+        generators.push(blocks.element(|i| i, |i, j| if i == 0 { (r * j) % m } else { j }));
+        let g = build(m * b, generators);
+        assert_eq!(
+            g.order(),
+            BigUint::from(local.len()).pow(b as u32) * factorial(b),
+            "{label}"
+        );
+        assert!(
+            g.level_proofs()
+                .iter()
+                .all(|&p| p == LevelProof::BlockWreath),
+            "{label}: {:?}",
+            g.level_proofs().first()
+        );
+        let mut inside: Vec<u32> = (0..(m * b) as u32).collect();
+        inside.swap(blocks.relabel[0] as usize, blocks.relabel[1] as usize);
+        let inside = Perm::from_images(inside, "a swap").expect("a permutation");
+        for _ in 0..5 {
+            let x = blocks.random_in(&local, &mut rng);
+            assert!(g.contains(&x), "{label}: a member");
+            assert!(!g.contains(&x.compose(&blocks.across())), "{label}: across");
+            assert!(!g.contains(&x.compose(&inside)), "{label}: inside");
+        }
     }
 }

@@ -21,6 +21,7 @@ pub(crate) use sizes::order_bits_bound;
 pub use sizes::{chain_budget, check_group_sizes, perm_group_memory_estimate};
 
 use super::alternating_blocks::recognise_alternating_blocks;
+use super::block_wreath::recognise_block_wreath;
 use super::blocks_of_two::recognise_blocks_of_two;
 use super::cyclic::CyclicGroup;
 use super::giant_recognition::{Giant, recognise_giant};
@@ -403,9 +404,11 @@ impl PermGroup {
         // of giants) has a base of nearly every point: its order comes from the blocks'
         // orientations instead (see `alternating_blocks`); one whose minimal blocks have two
         // points, a base of half of them: an upper bound from its action on the blocks (see
-        // `blocks_of_two`). An intransitive group's order is bounded by its constituents' (its
-        // actions on its orbits, each transitive and taken the same way) and their signs (see
-        // `orbit_constituents`). Asked for only where the chain's own proofs would be expensive,
+        // `blocks_of_two`); one with other minimal blocks (`D_5 wr Sym(200)`), an upper bound from
+        // the action on the blocks, the group a block's stabiliser induces on it and the
+        // transfer (see `block_wreath`). An intransitive group's order is bounded by its
+        // constituents' (its actions on its orbits, each transitive and taken the same way) and
+        // their signs (see `orbit_constituents`). Asked for only where the chain's own proofs would be expensive,
         // and only for a long base: such a group's base has at least a third of its points
         // (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`; `2^b`, `b`), a primitive group's other
         // than a giant far fewer, and the 3-cycle's search is not free.
@@ -458,6 +461,16 @@ impl PermGroup {
             if let Some(blocks) = recognise_blocks_of_two(inner_degree, &inner_gens, ctx)? {
                 return Ok(image_order(blocks.on_blocks.clone())?
                     .map(|order| (blocks.order_bound(&order), LevelProof::BlocksOfTwo)));
+            }
+            let local_limits = Limits {
+                max_group_chain_bytes: budget_left,
+                ..limits.clone()
+            };
+            if let Some(wreath) =
+                recognise_block_wreath(inner_degree, &inner_gens, ctx, &local_limits, tuning)?
+            {
+                return Ok(image_order(wreath.on_blocks.clone())?
+                    .map(|order| (wreath.order_bound(&order), LevelProof::BlockWreath)));
             }
             Ok(None)
         };

@@ -205,6 +205,11 @@ pub enum LevelProof {
     /// Sym(500)`; see `blocks_of_two`).
     BlocksOfTwo,
     /// The whole chain at once: the product of its orbit lengths equals an upper bound on the
+    /// order proven from the group's action on its minimal blocks, the group a block's
+    /// stabiliser induces on the block and the transfer into it (`D_5 wr Sym(200)`; see
+    /// `block_wreath`).
+    BlockWreath,
+    /// The whole chain at once: the product of its orbit lengths equals an upper bound on the
     /// order of an intransitive group proven from its actions on its orbits and their signs
     /// (`Sym(100) wr Sym(9)` on 900 points beside `Sym(100)` on 100 more; see
     /// `orbit_constituents`).
