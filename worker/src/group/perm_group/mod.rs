@@ -458,21 +458,28 @@ impl PermGroup {
                 return Ok(image_order(images)?
                     .map(|order| (blocks.group_order(&order), LevelProof::AlternatingBlocks)));
             }
-            if let Some(blocks) = recognise_blocks_of_two(inner_degree, &inner_gens, ctx)? {
-                return Ok(image_order(blocks.on_blocks.clone())?
-                    .map(|order| (blocks.order_bound(&order), LevelProof::BlocksOfTwo)));
-            }
+            let two = match recognise_blocks_of_two(inner_degree, &inner_gens, ctx)? {
+                Some(blocks) => {
+                    image_order(blocks.on_blocks.clone())?.map(|order| blocks.order_bound(&order))
+                }
+                None => None,
+            };
             let local_limits = Limits {
                 max_group_chain_bytes: budget_left,
                 ..limits.clone()
             };
-            if let Some(wreath) =
-                recognise_block_wreath(inner_degree, &inner_gens, ctx, &local_limits, tuning)?
-            {
-                return Ok(image_order(wreath.on_blocks.clone())?
-                    .map(|order| (wreath.order_bound(&order), LevelProof::BlockWreath)));
-            }
-            Ok(None)
+            let wreath =
+                recognise_block_wreath(inner_degree, &inner_gens, ctx, &local_limits, tuning)?;
+            // Both bound the order, so the smaller is the one to reach (the wreath's is never
+            // larger: it also sees the blocks' characters the two signs see).
+            Ok(match (two, wreath) {
+                (Some(two), Some(wreath)) if wreath < two => {
+                    Some((wreath, LevelProof::BlockWreath))
+                }
+                (Some(two), _) => Some((two, LevelProof::BlocksOfTwo)),
+                (None, Some(wreath)) => Some((wreath, LevelProof::BlockWreath)),
+                (None, None) => None,
+            })
         };
         let chain = match known_order_chain {
             Some(chain) => chain,
