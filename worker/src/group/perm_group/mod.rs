@@ -408,10 +408,11 @@ impl PermGroup {
         // the action on the blocks, the group a block's stabiliser induces on it and the
         // transfer (see `block_wreath`). An intransitive group's order is bounded by its
         // constituents' (its actions on its orbits, each transitive and taken the same way) and
-        // their signs (see `orbit_constituents`). Asked for only where the chain's own proofs would be expensive,
-        // and only for a long base: such a group's base has at least a third of its points
-        // (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`; `2^b`, `b`), a primitive group's other
-        // than a giant far fewer, and the 3-cycle's search is not free.
+        // their signs (see `orbit_constituents`). Asked for only where the chain's own proofs
+        // would be expensive, and only for a long base: such a group's base has at least a
+        // quarter of its points (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`; `2^b`, `b`;
+        // `PSL(2,11)^b` on blocks of 12 points, `3b`), a primitive group's other than a giant far
+        // fewer, and the 3-cycle's search is not free.
         let blocks_order = |base_len: usize, budget_left: u64, ctx: &SolveContext| {
             if 4 * base_len < inner_degree
                 || tuning.level_proofs != LevelProofPolicy::WhereExpensive
