@@ -32,7 +32,8 @@
 //! is checked by the sift (the residue must be the identity), so a non-member gets none. Random
 //! only in the running time (Las Vegas). A bottom that is not elementary abelian is tried again
 //! down the parts' own series when their groups are small and solvable ([`PartSeries`]: `D_5
-//! wr Sym(40)`, kernel `D_5^40`, in place of the signs and rotations), then as a product over
+//! wr Sym(40)`, kernel `D_5^40`, in place of the signs and rotations; the parts' tables made
+//! again with any element found outside them), then as a product over
 //! the parts (`Sym(5) wr Sym(40)`: `Alt(5)^40`); when it is none of these (a diagonal of
 //! non-abelian groups over several parts, `PSL(2,7)^100` whose parts' elements are never
 //! isolated), or no action is found, the caller uses another method.
@@ -96,6 +97,21 @@ const TRIES_PER_DIMENSION: usize = 64;
 const SERIES_SAMPLES: usize = 16;
 /// Letters of the random words behind those samples, at most.
 const SERIES_WALK: usize = 8;
+/// Times the parts' series are made again with an element whose restriction fell outside its
+/// part's table (the samples missed part of that part's group), at most.
+const SERIES_REBUILDS: usize = 8;
+
+/// How a search of the kernel ([`ActionKernelWords::find_kernel`]) ended.
+enum KernelSearch {
+    /// The elements found generate the kernel.
+    Complete,
+    /// The random words stopped bringing new elements (or, impossibly for proven orders, an
+    /// element was outside the kernel or the bound passed its order).
+    Declined,
+    /// An element that the series cannot take: the bottom is not elementary abelian, or, down
+    /// the parts' own series, a restriction of it is outside its part's table.
+    NotElementary(Perm),
+}
 
 /// The action: how a member's image is computed.
 #[derive(Debug)]
@@ -323,37 +339,35 @@ impl ActionKernelWords {
             orders,
             bytes: held,
         };
-        if !kernel_order.is_one()
-            && !words.find_kernel(&kernel_order, &image_orbits, ctx, budget_bytes, limit_name)?
-        {
+        let search = |words: &mut ActionKernelWords| {
+            words.find_kernel(&kernel_order, &image_orbits, ctx, budget_bytes, limit_name)
+        };
+        if !kernel_order.is_one() && !matches!(search(&mut words)?, KernelSearch::Complete) {
             // A bottom that is not elementary abelian: down the parts' own series when their
             // groups are small and solvable (`D_5^40`), else perhaps a product over the parts
-            // (`Alt(5)^40`).
-            let through_series = match words.part_series(ctx, budget_bytes / 8)? {
-                Some(series) => {
-                    words.kernel = KernelSeriesWords::with_series(degree, parts.clone(), series);
-                    words.find_kernel(
-                        &kernel_order,
-                        &image_orbits,
-                        ctx,
-                        budget_bytes,
-                        limit_name,
-                    )?
+            // (`Alt(5)^40`). The series' tables come from samples; an element outside them
+            // makes them again with it (the random samples can miss a part's group entirely:
+            // in `D_5 wr C_2 wr C_2 wr Sym(20)` a short random word's image word gives it back).
+            let mut outside: Vec<Perm> = Vec::new();
+            let through_series = loop {
+                let Some(series) = words.part_series(&outside, ctx, budget_bytes / 8)? else {
+                    break false;
+                };
+                words.kernel = KernelSeriesWords::with_series(degree, parts.clone(), series);
+                match search(&mut words)? {
+                    KernelSearch::Complete => break true,
+                    KernelSearch::NotElementary(x) if outside.len() < SERIES_REBUILDS => {
+                        outside.push(x);
+                    }
+                    _ => break false,
                 }
-                None => false,
             };
             if !through_series {
                 if !words.kernel.parts_may_hold_a_product() {
                     return Ok(None);
                 }
                 words.kernel = KernelSeriesWords::new(degree, parts, true, budget_bytes / 8);
-                if !words.find_kernel(
-                    &kernel_order,
-                    &image_orbits,
-                    ctx,
-                    budget_bytes,
-                    limit_name,
-                )? {
+                if !matches!(search(&mut words)?, KernelSearch::Complete) {
                     return Ok(None);
                 }
             }
@@ -419,8 +433,9 @@ impl ActionKernelWords {
 
     /// Inserts kernel elements until they generate the kernel, of order `kernel_order`: the
     /// candidates of [`KernelCandidates`], shortest first, then random words times the inverse
-    /// of their image's word. Returns `false` when the kernel's bottom turns
-    /// out not to be elementary abelian, or the random words stop bringing new elements.
+    /// of their image's word. Says how it ended: complete, or stopped at an element the series
+    /// cannot take (the bottom not elementary abelian), or when the random words stop bringing
+    /// new elements.
     fn find_kernel(
         &mut self,
         kernel_order: &BigUint,
@@ -428,7 +443,7 @@ impl ActionKernelWords {
         ctx: &SolveContext,
         budget_bytes: u64,
         limit_name: &'static str,
-    ) -> Result<bool, SolveError> {
+    ) -> Result<KernelSearch, SolveError> {
         let k = self.generators.len();
         let degree = self.generators[0].degree();
         // Candidates, the shortest word first (`KernelCandidates`), then random ones.
@@ -482,7 +497,7 @@ impl ActionKernelWords {
         loop {
             ctx.check()?;
             if self.kernel.order_at_least() == *kernel_order {
-                return Ok(true);
+                return Ok(KernelSearch::Complete);
             }
             let next =
                 candidates.next(&self.kernel, &self.generators, &self.inverses, &self.orders);
@@ -490,7 +505,7 @@ impl ActionKernelWords {
                 Some(candidate) => candidate,
                 None => {
                     if idle > TRIES_PER_DIMENSION * (self.kernel.found_len() + 1) + 256 {
-                        return Ok(false);
+                        return Ok(KernelSearch::Declined);
                     }
                     idle += 1;
                     if idle.is_multiple_of(32) {
@@ -505,8 +520,10 @@ impl ActionKernelWords {
                 .image(&x)
                 .is_some_and(|image| image.is_identity())
             {
-                return Ok(false);
+                return Ok(KernelSearch::Declined);
             }
+            // Kept to be returned should the series not take it.
+            let candidate = x.clone();
             // Waiting elements are bounded by an eighth of the budget (the longest dropped).
             let inserted = match self.kernel.insert_or_reduce(x, w, &self.orders) {
                 Ok(inserted) => inserted,
@@ -516,12 +533,12 @@ impl ActionKernelWords {
                 }
             };
             match inserted {
-                Inserted::NotElementary => return Ok(false),
+                Inserted::NotElementary => return Ok(KernelSearch::NotElementary(candidate)),
                 Inserted::Redundant => {}
                 Inserted::New => {
                     idle = 0;
                     if self.kernel.order_at_least() > *kernel_order {
-                        return Ok(false); // impossible for a proven order; declined all the same
+                        return Ok(KernelSearch::Declined); // impossible for a proven order
                     }
                     let held = self
                         .bytes
@@ -543,11 +560,13 @@ impl ActionKernelWords {
     }
 
     /// The series of the parts' own groups ([`PartSeries`]), their tables made from the
-    /// elements the kernel kept so far and [`SERIES_SAMPLES`] random kernel elements more;
+    /// elements the kernel kept so far, the elements `outside` the last tables and
+    /// [`SERIES_SAMPLES`] random kernel elements more;
     /// `None` when a part's group is too large or not solvable, or the tables would take more
     /// than `max_bytes`.
     fn part_series(
         &self,
+        outside: &[Perm],
         ctx: &SolveContext,
         max_bytes: u64,
     ) -> Result<Option<PartSeries>, SolveError> {
@@ -555,6 +574,7 @@ impl ActionKernelWords {
         let mut samples: Vec<Perm> = (0..self.kernel.found_len())
             .map(|i| self.kernel.found(i).0.clone())
             .collect();
+        samples.extend_from_slice(outside);
         for _ in 0..SERIES_SAMPLES {
             ctx.check()?;
             samples.push(self.random_kernel_element(&mut rng, SERIES_WALK).0);
