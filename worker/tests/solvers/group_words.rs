@@ -15,6 +15,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::group_closure::{closure, pack, random_generator, to_perm};
 use crate::group_known_orders::{M24, RUBIK};
+use crate::group_wreath_products::build;
 
 const BUDGET: u64 = 1 << 30;
 
@@ -1503,14 +1504,7 @@ fn group_words_iterated_wreath_product_of_a_small_solvable_group() {
         Perm::from_images(images, "wreath").expect("a permutation")
     };
     let gens: Vec<Perm> = (0..3).map(|_| element(&mut rng)).collect();
-    let group = PermGroup::new(
-        d,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
-    let words = words_for(&group, 1);
+    let words = words_for(&build(d, gens.clone()), 1);
     assert_eq!(words.method(), WordMethod::ActionKernel);
     let mut across: Vec<u32> = (0..d as u32).collect();
     across.swap(relabel[0] as usize, relabel[5] as usize);
