@@ -146,13 +146,7 @@ fn group_words_every_element_of_small_groups() {
     ];
     for (d, texts) in cases {
         let gens: Vec<Perm> = texts.iter().map(|t| perm(t, d)).collect();
-        let group = PermGroup::new(
-            d,
-            gens.clone(),
-            &SolveContext::detached(),
-            &Limits::default(),
-        )
-        .expect("builds");
+        let group = build(d, gens.clone());
         let words = words_for(&group, 2);
         let all = closure(d, &gens);
         for &e in &all {
@@ -178,13 +172,7 @@ fn group_words_rubik_and_m24() {
     let mut rng = ChaCha8Rng::seed_from_u64(48);
     for (d, texts) in [(48usize, &RUBIK[..]), (24, &M24[..])] {
         let gens: Vec<Perm> = texts.iter().map(|t| perm(t, d)).collect();
-        let group = PermGroup::new(
-            d,
-            gens.clone(),
-            &SolveContext::detached(),
-            &Limits::default(),
-        )
-        .expect("builds");
+        let group = build(d, gens.clone());
         let words = words_for(&group, 1);
         for _ in 0..100 {
             let x = random_product(&gens, d, 200, &mut rng);
@@ -200,8 +188,7 @@ fn group_words_rubik_and_m24() {
         assert!(words.word_of(&perm("(1,2)", d)).is_none());
     }
     let rubik: Vec<Perm> = RUBIK.iter().map(|t| perm(t, 48)).collect();
-    let group =
-        PermGroup::new(48, rubik, &SolveContext::detached(), &Limits::default()).expect("builds");
+    let group = build(48, rubik);
     assert!(words_for(&group, 0).word_of(&perm("(2,34)", 48)).is_none());
 }
 
@@ -230,13 +217,7 @@ fn group_words_giants_and_products() {
     ];
     for (d, texts) in cases {
         let gens: Vec<Perm> = texts.iter().map(|t| perm(t, d)).collect();
-        let group = PermGroup::new(
-            d,
-            gens.clone(),
-            &SolveContext::detached(),
-            &Limits::default(),
-        )
-        .expect("builds");
+        let group = build(d, gens.clone());
         let words = words_for(&group, 1);
         for _ in 0..50 {
             let x = random_product(&gens, d, 100, &mut rng);
@@ -253,8 +234,7 @@ fn group_words_giants_and_products() {
     }
     // Alt(31) does not contain a transposition.
     let gens = vec![perm(&cycle(1, 31), 31), perm("(1,2,3)", 31)];
-    let group =
-        PermGroup::new(31, gens, &SolveContext::detached(), &Limits::default()).expect("builds");
+    let group = build(31, gens);
     assert!(words_for(&group, 0).word_of(&perm("(1,2)", 31)).is_none());
 }
 
@@ -263,13 +243,7 @@ fn group_words_giants_and_products() {
 #[test]
 fn group_words_effort_trades_set_up_for_length() {
     let gens: Vec<Perm> = RUBIK.iter().map(|t| perm(t, 48)).collect();
-    let group = PermGroup::new(
-        48,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
+    let group = build(48, gens.clone());
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let members: Vec<Perm> = (0..50)
         .map(|_| random_product(&gens, 48, 300, &mut rng))
@@ -289,8 +263,7 @@ fn group_words_effort_trades_set_up_for_length() {
 #[test]
 fn group_words_memory_limit_and_cancellation() {
     let gens: Vec<Perm> = RUBIK.iter().map(|t| perm(t, 48)).collect();
-    let group =
-        PermGroup::new(48, gens, &SolveContext::detached(), &Limits::default()).expect("builds");
+    let group = build(48, gens);
     let e = GroupWords::new(
         &group,
         WordEffort(2),
@@ -321,13 +294,7 @@ fn group_words_memory_limit_and_cancellation() {
 fn group_words_distinct_members_distinct_words() {
     let d = 7;
     let gens = vec![perm("(1,2,3,4,5,6,7)", d), perm("(1,2)", d)];
-    let group = PermGroup::new(
-        d,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
+    let group = build(d, gens.clone());
     let words = words_for(&group, 1);
     let mut seen = HashSet::new();
     for e in closure(d, &gens) {
@@ -400,13 +367,7 @@ fn group_words_giants_of_large_degree_from_random_generators() {
                     }
                 })
                 .collect();
-            let group = PermGroup::new(
-                d,
-                gens.clone(),
-                &SolveContext::detached(),
-                &Limits::default(),
-            )
-            .expect("builds");
+            let group = build(d, gens.clone());
             let factorial: num_bigint::BigUint = (2..=m as u64).product();
             let full = if alternating {
                 factorial / 2u32
@@ -502,8 +463,7 @@ fn group_words_cancellation_frees_the_worker_quickly() {
         gens.push(perm(&format!("({},{})", p, p + 1), d));
     }
     gens.push(perm(&five_cycles, d));
-    let group =
-        PermGroup::new(d, gens, &SolveContext::detached(), &Limits::default()).expect("builds");
+    let group = build(d, gens);
     let flag = CancelFlag::new();
     let ctx = SolveContext::new(flag.clone(), None);
     let canceller = std::thread::spawn(move || {
@@ -570,13 +530,7 @@ fn group_words_direct_products_get_the_factors_shortest_words() {
         gens.push(perm(&format!("({a},{b},{e})"), d));
         gens.push(perm(&format!("({a},{b})"), d));
     }
-    let group = PermGroup::new(
-        d,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
+    let group = build(d, gens.clone());
     let words = words_for(&group, 5);
     assert_eq!(words.method(), WordMethod::OrbitProduct);
     let local = |c: usize, g: &Perm| -> Vec<u32> {
@@ -638,13 +592,7 @@ fn group_words_products_of_giants_factor_by_factor() {
         gens.push(perm(&extra, d));
         orbits.push(orbit);
     }
-    let group = PermGroup::new(
-        d,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
+    let group = build(d, gens.clone());
     assert_eq!(
         group.order(),
         factorial(30) * factorial(41) / 2u32 * factorial(25)
@@ -701,13 +649,7 @@ fn group_words_products_of_giants_from_two_random_elements() {
             })
         })
         .collect();
-    let group = PermGroup::new(
-        d,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
+    let group = build(d, gens.clone());
     let words = words_for(&group, 1);
     assert_eq!(words.method(), WordMethod::GiantProduct);
     for _ in 0..6 {
@@ -760,13 +702,7 @@ fn group_words_products_of_giants_with_generators_moving_every_orbit() {
             .fold(Perm::identity(d), |x, part| x.compose(part))
     };
     let gens: Vec<Perm> = (0..3).map(|_| member(&mut rng)).collect();
-    let group = PermGroup::new(
-        d,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
+    let group = build(d, gens.clone());
     assert_eq!(
         group.order(),
         factorial(30) * factorial(41) * factorial(25) / 4u32,
@@ -819,13 +755,7 @@ fn group_words_products_of_giants_with_generators_moving_every_orbit() {
         Perm::from_images(images, "diagonal").expect("a permutation")
     };
     let gens: Vec<Perm> = (0..2).map(|_| diagonal(&mut rng)).collect();
-    let group = PermGroup::new(
-        d,
-        gens.clone(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
+    let group = build(d, gens.clone());
     let words = words_for(&group, 1);
     assert_ne!(words.method(), WordMethod::GiantProduct);
     let x = diagonal(&mut rng);
@@ -898,13 +828,7 @@ fn words_through_an_action(
     mut member: impl FnMut() -> Perm,
     label: &str,
 ) -> (PermGroup, GroupWords) {
-    let group = PermGroup::new(
-        d,
-        gens.to_vec(),
-        &SolveContext::detached(),
-        &Limits::default(),
-    )
-    .expect("builds");
+    let group = build(d, gens.to_vec());
     assert_eq!(group.order(), order, "{label}");
     let words = words_for(&group, 1);
     assert_eq!(
