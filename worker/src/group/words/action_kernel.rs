@@ -97,8 +97,8 @@ const TRIES_PER_DIMENSION: usize = 64;
 const SERIES_SAMPLES: usize = 16;
 /// Letters of the random words behind those samples, at most.
 const SERIES_WALK: usize = 8;
-/// Times the parts' series are made again with an element whose restriction fell outside its
-/// part's table (the samples missed part of that part's group), at most.
+/// Elements whose restrictions fell outside their parts' tables (the samples missed part of a
+/// part's group) that the parts' series are made again with, at most.
 const SERIES_REBUILDS: usize = 8;
 
 /// How a search of the kernel ([`ActionKernelWords::find_kernel`]) ended.
@@ -342,13 +342,22 @@ impl ActionKernelWords {
         let search = |words: &mut ActionKernelWords| {
             words.find_kernel(&kernel_order, &image_orbits, ctx, budget_bytes, limit_name)
         };
-        if !kernel_order.is_one() && !matches!(search(&mut words)?, KernelSearch::Complete) {
+        let first = if kernel_order.is_one() {
+            KernelSearch::Complete
+        } else {
+            search(&mut words)?
+        };
+        if !matches!(first, KernelSearch::Complete) {
             // A bottom that is not elementary abelian: down the parts' own series when their
             // groups are small and solvable (`D_5^40`), else perhaps a product over the parts
             // (`Alt(5)^40`). The series' tables come from samples; an element outside them
             // makes them again with it (the random samples can miss a part's group entirely:
             // in `D_5 wr C_2 wr C_2 wr Sym(20)` a short random word's image word gives it back).
-            let mut outside: Vec<Perm> = Vec::new();
+            // The element the first search stopped at is a sample already.
+            let mut outside: Vec<Perm> = match first {
+                KernelSearch::NotElementary(x) => vec![x],
+                _ => Vec::new(),
+            };
             let through_series = loop {
                 let Some(series) = words.part_series(&outside, ctx, budget_bytes / 8)? else {
                     break false;
