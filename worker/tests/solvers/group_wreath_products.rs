@@ -2,7 +2,7 @@
 //! `Sym(250) wr Sym(4)`, `Sym(3) wr Sym(333)`, `Sym(2) wr Sym(500)`), whose bases hold a half to
 //! nearly all of their points: their orders come from the blocks' orientations
 //! (`LevelProof::AlternatingBlocks`) or, for blocks of two points, from a bound by the action on
-//! the blocks (`LevelProof::BlocksOfTwo`). Independent oracles: the orders are the textbook
+//! the blocks and the transfer (`LevelProof::BlockWreath`). Independent oracles: the orders are the textbook
 //! formula `|Sym(m) wr Sym(b)| = (m!)^b · b!` (and half of it for the subgroups of index 2), and
 //! membership is decided from the definition (a permutation mapping blocks onto blocks; an even
 //! one for the even part; one whose sign is its block permutation's for the other subgroup).
@@ -158,7 +158,7 @@ fn group_wreath_products_of_giants_up_to_degree_1000() {
 #[test]
 fn group_wreath_products_with_blocks_of_three_and_two_points() {
     wreath_products(6023, &[(3, 333)], LevelProof::AlternatingBlocks);
-    wreath_products(6024, &[(2, 500)], LevelProof::BlocksOfTwo);
+    wreath_products(6024, &[(2, 500)], LevelProof::BlockWreath);
 }
 
 /// The checks of the two tests above, each level proven by `proof`.
@@ -214,7 +214,7 @@ fn group_even_part_of_a_wreath_product_of_giants() {
 }
 
 /// The two subgroups of index 2 of `Sym(2) wr Sym(200)` (400 points) that its blocks of two
-/// bound (see `blocks_of_two`), each from 4 random members: the even part (a member is in it
+/// bound (see `block_wreath`: the transfer is the product of the blocks' signs), each from 4 random members: the even part (a member is in it
 /// exactly when it is an even permutation) and the one whose members' signs are their block
 /// permutations' signs (the Weyl group of type `D` is the first; this is the other).
 #[test]
@@ -239,7 +239,7 @@ fn group_subgroups_of_index_two_of_a_wreath_product_with_blocks_of_two() {
         let g = build(m * b, generators);
         assert_eq!(g.order(), &full / 2u32, "{label}");
         assert!(
-            g.level_proofs().contains(&LevelProof::BlocksOfTwo),
+            g.level_proofs().contains(&LevelProof::BlockWreath),
             "{label}"
         );
         for _ in 0..10 {

@@ -402,86 +402,95 @@ impl PermGroup {
         }
         // A transitive group containing its minimal blocks' alternating groups (a wreath product
         // of giants) has a base of nearly every point: its order comes from the blocks'
-        // orientations instead (see `alternating_blocks`); one whose minimal blocks have two
-        // points, a base of half of them: an upper bound from its action on the blocks (see
-        // `blocks_of_two`); one with other minimal blocks (`D_5 wr Sym(200)`), an upper bound from
-        // the action on the blocks, the group a block's stabiliser induces on it and the
-        // transfer (see `block_wreath`). An intransitive group's order is bounded by its
+        // orientations instead (see `alternating_blocks`); one with other minimal blocks
+        // (`D_5 wr Sym(200)`, or `Sym(2) wr Sym(500)` with a base of half its points), an upper
+        // bound from the action on the blocks, the group a block's stabiliser induces on it and
+        // the transfer (see `block_wreath`; for blocks of two points beyond its budget, the
+        // action on the blocks and two signs, see `blocks_of_two`). An intransitive group's order is bounded by its
         // constituents' (its actions on its orbits, each transitive and taken the same way) and
         // their signs (see `orbit_constituents`). Asked for only where the chain's own proofs
         // would be expensive, and only for a long base: such a group's base has at least a
         // quarter of its points (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`; `2^b`, `b`;
         // `PSL(2,11)^b` on blocks of 12 points, `3b`), a primitive group's other than a giant far
         // fewer, and the 3-cycle's search is not free.
-        let blocks_order = |base_len: usize, budget_left: u64, ctx: &SolveContext| {
-            if 4 * base_len < inner_degree
-                || tuning.level_proofs != LevelProofPolicy::WhereExpensive
-            {
-                return Ok(None);
-            }
-            // The order of the group of an action (the generators' images), within what the
-            // chain left; `None` beyond it (the chain's own proofs then).
-            let image_order = |images: Vec<Perm>| {
-                let image_limits = Limits {
+        let blocks_order =
+            |base_len: usize, budget_left: u64, ctx: &SolveContext, peak: &mut u64| {
+                if 4 * base_len < inner_degree
+                    || tuning.level_proofs != LevelProofPolicy::WhereExpensive
+                {
+                    return Ok(None);
+                }
+                // The order of the group of an action (the generators' images), within what the
+                // chain left; `None` beyond it (the chain's own proofs then). One is held at a time.
+                let image_order = |images: Vec<Perm>, peak: &mut u64| {
+                    let image_limits = Limits {
+                        max_group_chain_bytes: budget_left,
+                        ..limits.clone()
+                    };
+                    let degree = images[0].degree();
+                    match PermGroup::new_with_tuning(degree, images, ctx, &image_limits, tuning) {
+                        Ok(image) => {
+                            *peak = (*peak).max(image.chain_bytes());
+                            Ok(Some(image.order))
+                        }
+                        Err(SolveError::LimitExceeded { .. }) => Ok(None),
+                        Err(e) => Err(e),
+                    }
+                };
+                let inner_orbits = orbits_of(inner_degree, &inner_gens);
+                if let Some(mut constituents) =
+                    orbit_constituents(inner_degree, &inner_orbits, &inner_gens, ctx)?
+                {
+                    drop(inner_orbits);
+                    let restrictions = std::mem::take(&mut constituents.restrictions);
+                    let mut orders = Vec::with_capacity(restrictions.len());
+                    for images in restrictions {
+                        match image_order(images, peak)? {
+                            Some(order) => orders.push(order),
+                            None => return Ok(None),
+                        }
+                    }
+                    return Ok(Some((
+                        constituents.order_bound(&orders),
+                        LevelProof::OrbitConstituents,
+                    )));
+                }
+                let all: Vec<u32> = (0..inner_degree as u32).collect();
+                if let Some(mut blocks) =
+                    recognise_alternating_blocks(inner_degree, &all, &inner_gens, SEED, ctx)?
+                {
+                    let images = std::mem::take(&mut blocks.orientations);
+                    return Ok(image_order(images, peak)?
+                        .map(|order| (blocks.group_order(&order), LevelProof::AlternatingBlocks)));
+                }
+                let local_limits = Limits {
                     max_group_chain_bytes: budget_left,
                     ..limits.clone()
                 };
-                let degree = images[0].degree();
-                match PermGroup::new_with_tuning(degree, images, ctx, &image_limits, tuning) {
-                    Ok(image) => Ok(Some(image.order)),
-                    Err(SolveError::LimitExceeded { .. }) => Ok(None),
-                    Err(e) => Err(e),
+                let mut wreath_peak = 0;
+                let wreath = recognise_block_wreath(
+                    inner_degree,
+                    &inner_gens,
+                    ctx,
+                    &local_limits,
+                    tuning,
+                    &mut wreath_peak,
+                )?;
+                *peak = (*peak).max(wreath_peak);
+                if let Some(bound) = wreath {
+                    return Ok(Some((bound, LevelProof::BlockWreath)));
                 }
+                // Blocks of two points whose `P` (on the blocks and two more points) is beyond the
+                // budget, while the action on the blocks alone is not: the bound from the two signs
+                // (never below the wreath's, which sees every character of the blocks' group).
+                Ok(
+                    match recognise_blocks_of_two(inner_degree, &inner_gens, ctx)? {
+                        Some(blocks) => image_order(blocks.on_blocks.clone(), peak)?
+                            .map(|order| (blocks.order_bound(&order), LevelProof::BlocksOfTwo)),
+                        None => None,
+                    },
+                )
             };
-            let inner_orbits = orbits_of(inner_degree, &inner_gens);
-            if let Some(mut constituents) =
-                orbit_constituents(inner_degree, &inner_orbits, &inner_gens, ctx)?
-            {
-                drop(inner_orbits);
-                let restrictions = std::mem::take(&mut constituents.restrictions);
-                let mut orders = Vec::with_capacity(restrictions.len());
-                for images in restrictions {
-                    match image_order(images)? {
-                        Some(order) => orders.push(order),
-                        None => return Ok(None),
-                    }
-                }
-                return Ok(Some((
-                    constituents.order_bound(&orders),
-                    LevelProof::OrbitConstituents,
-                )));
-            }
-            let all: Vec<u32> = (0..inner_degree as u32).collect();
-            if let Some(mut blocks) =
-                recognise_alternating_blocks(inner_degree, &all, &inner_gens, SEED, ctx)?
-            {
-                let images = std::mem::take(&mut blocks.orientations);
-                return Ok(image_order(images)?
-                    .map(|order| (blocks.group_order(&order), LevelProof::AlternatingBlocks)));
-            }
-            let two = match recognise_blocks_of_two(inner_degree, &inner_gens, ctx)? {
-                Some(blocks) => {
-                    image_order(blocks.on_blocks.clone())?.map(|order| blocks.order_bound(&order))
-                }
-                None => None,
-            };
-            let local_limits = Limits {
-                max_group_chain_bytes: budget_left,
-                ..limits.clone()
-            };
-            let wreath =
-                recognise_block_wreath(inner_degree, &inner_gens, ctx, &local_limits, tuning)?;
-            // Both bound the order, so the smaller is the one to reach (the wreath's is never
-            // larger: it also sees the blocks' characters the two signs see).
-            Ok(match (two, wreath) {
-                (Some(two), Some(wreath)) if wreath < two => {
-                    Some((wreath, LevelProof::BlockWreath))
-                }
-                (Some(two), _) => Some((two, LevelProof::BlocksOfTwo)),
-                (None, Some(wreath)) => Some((wreath, LevelProof::BlockWreath)),
-                (None, None) => None,
-            })
-        };
         let chain = match known_order_chain {
             Some(chain) => chain,
             None => Chain::build(&inputs, Some(&blocks_order), ctx)?,

@@ -201,8 +201,9 @@ pub enum LevelProof {
     /// contains (`Sym(50) wr Sym(20)`; see `alternating_blocks`).
     AlternatingBlocks,
     /// The whole chain at once: the product of its orbit lengths equals an upper bound on the
-    /// order proven from the group's action on its minimal blocks of two points (`Sym(2) wr
-    /// Sym(500)`; see `blocks_of_two`).
+    /// order proven from the group's action on its minimal blocks of two points and two signs
+    /// (see `blocks_of_two`), where the groups of [`BlockWreath`](Self::BlockWreath)'s bound are
+    /// beyond the chain's budget.
     BlocksOfTwo,
     /// The whole chain at once: the product of its orbit lengths equals an upper bound on the
     /// order proven from the group's action on its minimal blocks, the group a block's
@@ -219,9 +220,14 @@ pub enum LevelProof {
 /// An upper bound on the group's order proven outside the chain, and the proof a chain reaching
 /// it records (such a chain is complete: its product is the order of a subgroup); asked for only
 /// when completing the chain by its own proofs would be expensive: called with the base length
-/// the random phase found and the chain budget left, it returns `Ok(None)` when it does not
-/// apply.
-pub(crate) type OrderProof<'a> = dyn Fn(usize, u64, &SolveContext) -> Result<Option<(num_bigint::BigUint, LevelProof)>, SolveError>
+/// the random phase found, the chain budget left and where to record the most bytes it held at
+/// once (the chain's peak includes it), it returns `Ok(None)` when it does not apply.
+pub(crate) type OrderProof<'a> = dyn Fn(
+        usize,
+        u64,
+        &SolveContext,
+        &mut u64,
+    ) -> Result<Option<(num_bigint::BigUint, LevelProof)>, SolveError>
     + 'a;
 
 /// Internal knobs of the chain (the answers never depend on them, only time and memory).
@@ -493,7 +499,12 @@ impl Chain {
         let expensive = chain.completion_work_estimate() > CERTIFICATE_WORK_THRESHOLD;
         if expensive
             && let Some(order_proof) = order_proof
-            && let Some((bound, proof)) = order_proof(chain.levels.len(), chain.budget_left(), ctx)?
+            && let Some((bound, proof)) = {
+                let mut peak = 0;
+                let out = order_proof(chain.levels.len(), chain.budget_left(), ctx, &mut peak)?;
+                chain.proof_peak = chain.proof_peak.max(peak);
+                out
+            }
         {
             let random = ProductReplacement::new(n, generators, seed ^ ORDER_PROOF_SEED, ctx)?;
             if chain.grow_to_order(&bound, random, ctx)? {
