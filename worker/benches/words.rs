@@ -91,6 +91,9 @@ const CASES: &[&str] = &[
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
     "sym28_on_2sets_random",
+    "agl92_random",
+    "agl63_random",
+    "agl45_random",
 ];
 
 fn main() {
@@ -230,6 +233,9 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),
         "sym28_on_2sets_random" => (378, on_two_sets(&random_pair(28, 28), 28)),
+        "agl92_random" => (512, random_affine(9, 2, 3, 512)),
+        "agl63_random" => (729, random_affine(6, 3, 3, 729)),
+        "agl45_random" => (625, random_affine(4, 5, 3, 625)),
         other => panic!("unknown case {other}"),
     }
 }
@@ -385,6 +391,78 @@ fn on_two_sets(gens: &[Perm], m: usize) -> Vec<Perm> {
             Perm::from_images(images, "on 2-sets").expect("a permutation")
         })
         .collect()
+}
+
+/// `count` random affine maps `x ↦ A·x + b` of `GF(p)^dim` (`A` invertible), on its `p^dim`
+/// vectors (numbered by their coordinates in base `p`): with high probability they generate
+/// `AGL(dim, p)`, a primitive group whose base of `dim + 1` points has orbits of nearly all the
+/// points at every level.
+fn random_affine(dim: usize, p: u32, count: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let n = (p as usize).pow(dim as u32);
+    let digits = |mut x: usize| -> Vec<u32> {
+        (0..dim)
+            .map(|_| {
+                let d = (x % p as usize) as u32;
+                x /= p as usize;
+                d
+            })
+            .collect()
+    };
+    let number = |v: &[u32]| {
+        v.iter()
+            .rev()
+            .fold(0usize, |x, &d| x * p as usize + d as usize)
+    };
+    (0..count)
+        .map(|_| {
+            let a = loop {
+                let a: Vec<Vec<u32>> = (0..dim)
+                    .map(|_| (0..dim).map(|_| rng.random_range(0..p)).collect())
+                    .collect();
+                if rank_mod(&a, p) == dim {
+                    break a;
+                }
+            };
+            let b: Vec<u32> = (0..dim).map(|_| rng.random_range(0..p)).collect();
+            let images = (0..n)
+                .map(|x| {
+                    let v = digits(x);
+                    let image: Vec<u32> = (0..dim)
+                        .map(|i| (0..dim).fold(b[i], |s, j| (s + a[i][j] * v[j]) % p))
+                        .collect();
+                    number(&image) as u32
+                })
+                .collect();
+            Perm::from_images(images, "an affine map").expect("a permutation")
+        })
+        .collect()
+}
+
+/// The rank of a square matrix over `GF(p)`, `p` prime (Gaussian elimination).
+fn rank_mod(a: &[Vec<u32>], p: u32) -> usize {
+    let mut rows: Vec<Vec<u32>> = a.to_vec();
+    let dim = rows.len();
+    let mut rank = 0;
+    for col in 0..dim {
+        let Some(pivot) = (rank..dim).find(|&r| rows[r][col] != 0) else {
+            continue;
+        };
+        rows.swap(rank, pivot);
+        // The pivot's inverse by Fermat: x^(p-2).
+        let inv = (0..p - 2).fold(1u32, |x, _| x * rows[rank][col] % p);
+        let pivot_row = rows[rank].clone();
+        for (r, row) in rows.iter_mut().enumerate() {
+            if r != rank && row[col] != 0 {
+                let f = row[col] * inv % p;
+                for (x, &y) in row.iter_mut().zip(&pivot_row) {
+                    *x = (*x + p - f * y % p) % p;
+                }
+            }
+        }
+        rank += 1;
+    }
+    rank
 }
 
 /// `copies` disjoint copies of Sym(3), each by a 3-cycle and a transposition: a base of length

@@ -46,6 +46,8 @@ const SEED: u64 = 0x5eed_3041;
 const NONE: u32 = u32::MAX;
 /// Products of pairs sifted per level and improvement round, at most.
 const PAIRS_PER_LEVEL: usize = 4_096;
+/// The walks and the residues' cap grow when fewer than one sift in this many inserts an entry.
+const GROWTH_RATE: usize = 1_024;
 /// Elements of the Cayley-graph ball tried at query time, per unit of effort.
 const BALL_PER_EFFORT: usize = 96;
 
@@ -89,6 +91,7 @@ enum Side {
 }
 
 /// What happened to an element sifted into the tables.
+#[derive(PartialEq, Eq)]
 enum Sifted {
     Inserted,
     Identity,
@@ -431,9 +434,14 @@ impl MinkwitzTables {
         let mut walk = 4usize;
         // Residues longer than `cap` are dropped: without a cap, level i's first entries are
         // residues of residues, and their lengths can double from one level to the next. The
-        // cap grows with the walks, so every level is eventually filled.
+        // cap grows with the walks, so every level is eventually filled: when a window of sifts
+        // inserts fewer than one entry in `GROWTH_RATE`. (Waiting instead for a whole window
+        // with no entry at all kept the cap low for many seconds on a long base of large orbits:
+        // `AGL(9,2)`, ten levels of 256 to 512 points, inserts an entry now and then at the
+        // middle levels while the deep ones stay empty.)
         let mut cap = 64u64;
-        let mut idle = 0usize;
+        let window = 4 * total.min(4_096);
+        let (mut tried, mut inserted) = (0usize, 0usize);
         let mut tries = 0u64;
         while self.missing() > 0 {
             tries += 1;
@@ -443,16 +451,16 @@ impl MinkwitzTables {
             }
             let len = rng.random_range(1..=walk);
             let (t, w) = self.random_walk(rng, len);
-            match self.sift(0, t, w, cap, limit_name)? {
-                Sifted::Inserted => idle = 0,
-                Sifted::Identity | Sifted::TooLong => {
-                    idle += 1;
-                    if idle > 4 * total.min(4_096) {
-                        walk = (walk * 3 / 2).min(4 * total + 16);
-                        cap = cap.saturating_mul(2);
-                        idle = 0;
-                    }
+            if self.sift(0, t, w, cap, limit_name)? == Sifted::Inserted {
+                inserted += 1;
+            }
+            tried += 1;
+            if tried == window {
+                if inserted * GROWTH_RATE < window {
+                    walk = (walk * 3 / 2).min(4 * total + 16);
+                    cap = cap.saturating_mul(2);
                 }
+                (tried, inserted) = (0, 0);
             }
         }
         Ok(())
