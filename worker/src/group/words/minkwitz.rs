@@ -19,10 +19,12 @@
 //! shortest word.
 //!
 //! # Complexity
-//! Filling: about `Σ_i |Δ_i| log |Δ_i|` sifts of `O(k · m)` each (`m` moved points, `k` base
-//! points) in the typical case; each improvement round `Σ_i min(|Δ_i|², P)` more (`P` a per-level
-//! cap). Memory: `8 m + 16 · letters` bytes per entry, `Σ_i |Δ_i|` entries. Factoring: `O(B · k · m)`
-//! for a ball of `B` elements.
+//! Filling: about `Σ_i |Δ_i| log |Δ_i|` sifts in the typical case (`m` moved points, `k` base
+//! points), each of a walk of `s` steps read at the base points only, `O(k · (s + k))`, until it
+//! changes a table, `O((s + k) · m)` then (see [`super::power_tables`]); each improvement round
+//! `Σ_i min(|Δ_i|², P)` more (`P` a per-level cap). Memory: `8 m + 16 · letters` bytes per
+//! entry, `Σ_i |Δ_i|` entries, and `16 m` per generator. Factoring: `O(B · k · m)` for a ball
+//! of `B` elements.
 //!
 //! # Reference
 //! T. Minkwitz, "An algorithm for solving the factorization problem in permutation groups",
@@ -36,6 +38,7 @@ use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
 use super::moved_points::MovedPoints;
+use super::power_tables::{PowerTables, Step};
 use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -47,7 +50,7 @@ const NONE: u32 = u32::MAX;
 /// Products of pairs sifted per level and improvement round, at most.
 const PAIRS_PER_LEVEL: usize = 4_096;
 /// The walks and the residues' cap grow when fewer than one sift in this many inserts an entry.
-const GROWTH_RATE: usize = 1_024;
+const GROWTH_RATE: usize = 4_096;
 /// Elements of the Cayley-graph ball tried at query time, per unit of effort.
 const BALL_PER_EFFORT: usize = 96;
 
@@ -75,6 +78,8 @@ pub(crate) struct MinkwitzTables {
     points: MovedPoints,
     generators: Vec<Box<[u32]>>,
     inverses: Vec<Box<[u32]>>,
+    /// The generators' cycles, for the random walks' base images.
+    powers: PowerTables,
     orders: GeneratorOrders,
     levels: Vec<Level>,
     /// Query-time shifts: a ball of the Cayley graph, each as (inverse permutation, word).
@@ -91,7 +96,7 @@ enum Side {
 }
 
 /// What happened to an element sifted into the tables.
-#[derive(PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 enum Sifted {
     Inserted,
     Identity,
@@ -139,9 +144,11 @@ impl MinkwitzTables {
         let inverses = generators.iter().map(|g| invert(g)).collect();
         let orbit_lens = group.transversal_lengths();
         let entries: u64 = orbit_lens.iter().sum();
+        // The entries, the levels' slots and the generators' power tables.
         let fixed = entries
             .saturating_mul(8 * m as u64 + 64)
-            .saturating_add((orbit_lens.len() as u64).saturating_mul(4 * m as u64));
+            .saturating_add((orbit_lens.len() as u64).saturating_mul(4 * m as u64))
+            .saturating_add((generators.len() as u64).saturating_mul(16 * m as u64));
         if fixed > budget_bytes {
             return Err(SolveError::limit_shown(
                 format!(
@@ -177,6 +184,7 @@ impl MinkwitzTables {
         let mut words = MinkwitzTables {
             points,
             orders: GeneratorOrders::of(group.generators()),
+            powers: PowerTables::new(&generators),
             generators,
             inverses,
             levels,
@@ -368,18 +376,17 @@ impl MinkwitzTables {
         Ok(Sifted::Identity)
     }
 
-    /// A random walk of `len` steps in the Cayley graph (no immediate backtracking). Half of the
-    /// steps are a random power of the generator rather than `±1`: with steps of `±1` alone a
-    /// generator of large order `m` (a long cycle) only reaches powers of about `√len`, and the
-    /// tables of its orbit would never fill; a power costs one letter of length at most `m/2`.
-    fn random_walk(&self, rng: &mut ChaCha8Rng, len: usize) -> (Vec<u32>, Word) {
-        let m = self.points.len();
+    /// A random walk of `len` steps in the Cayley graph (no immediate backtracking), as its
+    /// steps and its word. Half of the steps are a random power of the generator rather than
+    /// `±1`: with steps of `±1` alone a generator of large order `m` (a long cycle) only reaches
+    /// powers of about `√len`, and the tables of its orbit would never fill; a power costs one
+    /// letter of length at most `m/2`.
+    fn random_walk(&self, rng: &mut ChaCha8Rng, len: usize) -> (Vec<Step>, Word) {
         let k = self.generators.len() as u32;
         debug_assert!(k > 0);
-        let mut t: Vec<u32> = (0..m as u32).collect();
+        let mut steps = Vec::with_capacity(len);
         let mut w = Word::identity();
-        let mut last: Option<(u32, i64)> = None;
-        let mut scratch = vec![0u32; m];
+        let mut last: Option<Step> = None;
         for _ in 0..len {
             let (g, e) = loop {
                 let g = rng.random_range(0..k);
@@ -395,23 +402,48 @@ impl MinkwitzTables {
                 }
             };
             last = Some((g, e));
-            match e {
-                1 => {
-                    let step = &self.generators[g as usize];
-                    t.iter_mut().for_each(|x| *x = step[*x as usize]);
-                }
-                -1 => {
-                    let step = &self.inverses[g as usize];
-                    t.iter_mut().for_each(|x| *x = step[*x as usize]);
-                }
-                e => {
-                    power_into(&self.generators[g as usize], e, &mut scratch);
-                    t.iter_mut().for_each(|x| *x = scratch[*x as usize]);
-                }
-            }
+            steps.push((g, e));
             w.push(g, e, &self.orders);
         }
-        (t, w)
+        (steps, w)
+    }
+
+    /// [`sift`](Self::sift) of the walk `steps` (with its word `w`) from level 0, reading only
+    /// the base points' images until a table changes: the residue is the walk followed by the
+    /// inverses of the entries it has passed, and its permutation is made only for an entry to
+    /// be inserted or replaced (the same tables as sifting the walk's permutation).
+    fn sift_walk(
+        &mut self,
+        steps: &[Step],
+        mut w: Word,
+        max_len: u64,
+        limit_name: &'static str,
+    ) -> Result<Sifted, SolveError> {
+        let mut passed: Vec<u32> = Vec::with_capacity(self.levels.len());
+        for i in 0..self.levels.len() {
+            let mut p = self.powers.image(steps, self.levels[i].base_point);
+            for (level, &e) in self.levels.iter().zip(&passed) {
+                p = level.entries[e as usize].inv[p as usize];
+            }
+            let idx = self.levels[i].slot[p as usize];
+            if idx == NONE || w.len() < self.levels[i].entries[idx as usize].word.len() {
+                let mut t = self.powers.permutation(steps);
+                for (level, &e) in self.levels.iter().zip(&passed) {
+                    let inv = &level.entries[e as usize].inv;
+                    t.iter_mut().for_each(|x| *x = inv[*x as usize]);
+                }
+                return self.sift(i, t, w, max_len, limit_name);
+            }
+            let entry = &self.levels[i].entries[idx as usize];
+            let mut residue_word = w;
+            residue_word.append_inverse(&entry.word, &self.orders);
+            if residue_word.len() > max_len {
+                return Ok(Sifted::TooLong);
+            }
+            w = residue_word;
+            passed.push(idx);
+        }
+        Ok(Sifted::Identity)
     }
 
     /// Sifts random walks until every level holds its whole orbit. Walks start short and grow
@@ -450,8 +482,8 @@ impl MinkwitzTables {
                 ctx.progress(1.0 - self.missing() as f64 / total as f64);
             }
             let len = rng.random_range(1..=walk);
-            let (t, w) = self.random_walk(rng, len);
-            if self.sift(0, t, w, cap, limit_name)? == Sifted::Inserted {
+            let (steps, w) = self.random_walk(rng, len);
+            if self.sift_walk(&steps, w, cap, limit_name)? == Sifted::Inserted {
                 inserted += 1;
             }
             tried += 1;
@@ -516,9 +548,9 @@ impl MinkwitzTables {
                 ctx.check()?;
             }
             let len = rng.random_range(1..=mean.max(2));
-            let (t, w) = self.random_walk(rng, len);
+            let (steps, w) = self.random_walk(rng, len);
             let max_len = 2 * mean as u64 + 2;
-            self.sift(0, t, w, max_len, limit_name)?;
+            self.sift_walk(&steps, w, max_len, limit_name)?;
         }
         Ok(())
     }
@@ -573,24 +605,54 @@ impl MinkwitzTables {
     }
 }
 
-/// `out` = `p` raised to `e`, by walking each cycle of `p` once. O(len p).
-fn power_into(p: &[u32], e: i64, out: &mut [u32]) {
-    let mut seen = vec![false; p.len()];
-    let mut cycle = Vec::new();
-    for start in 0..p.len() {
-        if seen[start] {
-            continue;
-        }
-        cycle.clear();
-        let mut x = start;
-        while !seen[x] {
-            seen[x] = true;
-            cycle.push(x as u32);
-            x = p[x] as usize;
-        }
-        let len = cycle.len() as i64;
-        for (i, &x) in cycle.iter().enumerate() {
-            out[x as usize] = cycle[(i as i64 + e).rem_euclid(len) as usize];
+#[cfg(test)]
+mod tests {
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::Limits;
+
+    /// Sifting a walk by its base images ([`MinkwitzTables::sift_walk`]) against sifting its
+    /// whole permutation ([`MinkwitzTables::sift`]): two copies of the same tables (groups from
+    /// two or three random permutations of up to 14 points) take the same random walks, under
+    /// random caps on the residues' length, one way each; after every walk both say the same and
+    /// hold the same entries.
+    #[test]
+    fn a_walk_sifted_by_its_base_images_changes_the_tables_as_its_permutation_does() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4102);
+        let ctx = SolveContext::detached();
+        for _ in 0..20 {
+            let d = rng.random_range(4..=14usize);
+            let generators: Vec<Perm> = (0..rng.random_range(2..=3))
+                .map(|_| {
+                    let mut images: Vec<u32> = (0..d as u32).collect();
+                    images.shuffle(&mut rng);
+                    Perm::from_images(images, "test").unwrap()
+                })
+                .collect();
+            let group = PermGroup::new(d, generators, &ctx, &Limits::default()).unwrap();
+            let tables = || MinkwitzTables::new(&group, WordEffort(0), &ctx, 1 << 30, "test");
+            let (mut by_images, mut by_permutation) = (tables().unwrap(), tables().unwrap());
+            if by_images.generators.is_empty() {
+                continue;
+            }
+            for _ in 0..300 {
+                let len = rng.random_range(1..=30);
+                let (steps, w) = by_images.random_walk(&mut rng, len);
+                let max_len = rng.random_range(1..=200);
+                let t = by_permutation.powers.permutation(&steps);
+                let expected = by_permutation.sift(0, t, w.clone(), max_len, "test");
+                let got = by_images.sift_walk(&steps, w, max_len, "test");
+                assert_eq!(got.unwrap(), expected.unwrap());
+                for (a, b) in by_images.levels.iter().zip(&by_permutation.levels) {
+                    assert_eq!(a.slot, b.slot);
+                    for (x, y) in a.entries.iter().zip(&b.entries) {
+                        assert_eq!((&x.perm, &x.inv, &x.word), (&y.perm, &y.inv, &y.word));
+                    }
+                }
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ mod orbit_product;
 mod parity_space;
 mod part_product;
 mod part_series;
+mod power_tables;
 mod prime_space;
 mod three_cycle;
 mod word;
