@@ -1444,3 +1444,77 @@ fn group_words_iterated_wreath_product_of_a_small_solvable_group() {
         assert!(words.word_of(&x.compose(&across)).is_none());
     }
 }
+
+/// `AGL(6,3) × Sym(200)` (729 + 200 points) from three random elements, each moving both
+/// orbits. Through its action on the orbit with the larger image, `Sym(200)`, the kernel is
+/// `AGL(6,3)`, which the kernel's series cannot take; through the other orbit's it is `Sym(200)`,
+/// whose alternating group comes from 3-cycles (before, only the first was tried, and Minkwitz's
+/// tables on a base of 206 points ran out of the job's memory). Members' words multiplied out; a
+/// member times a swap of two points of different orbits gets none.
+#[test]
+fn group_words_direct_product_of_an_affine_group_and_a_giant() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7245);
+    let (dim, affine_points, giant_points) = (6usize, 729usize, 200usize);
+    let d = affine_points + giant_points;
+    // An affine map `v ↦ A·v + b` of GF(3)^6, `A` a product of random elementary matrices (one
+    // row plus a multiple of another, or a row negated): invertible by construction.
+    let affine = |rng: &mut ChaCha8Rng| {
+        let mut a = [[0u32; 6]; 6];
+        for (i, row) in a.iter_mut().enumerate() {
+            row[i] = 1;
+        }
+        for _ in 0..40 {
+            let (i, j) = (rng.random_range(0..dim), rng.random_range(0..dim));
+            if i == j {
+                a[i].iter_mut().for_each(|x| *x = (3 - *x) % 3);
+            } else {
+                let c = rng.random_range(1..3u32);
+                let row_j = a[j];
+                for (x, y) in a[i].iter_mut().zip(row_j) {
+                    *x = (*x + c * y) % 3;
+                }
+            }
+        }
+        let b: Vec<u32> = (0..dim).map(|_| rng.random_range(0..3)).collect();
+        let coordinates = |mut v: usize| -> Vec<u32> {
+            (0..dim)
+                .map(|_| {
+                    let c = (v % 3) as u32;
+                    v /= 3;
+                    c
+                })
+                .collect()
+        };
+        (0..affine_points)
+            .map(|v| {
+                let x = coordinates(v);
+                (0..dim).rev().fold(0u32, |number, i| {
+                    let image = (0..dim).fold(b[i], |s, j| (s + a[i][j] * x[j]) % 3);
+                    number * 3 + image
+                })
+            })
+            .collect::<Vec<u32>>()
+    };
+    let gens: Vec<Perm> = (0..3)
+        .map(|_| {
+            let mut images = affine(&mut rng);
+            let mut giant: Vec<u32> = (affine_points as u32..d as u32).collect();
+            giant.shuffle(&mut rng);
+            images.extend(giant);
+            Perm::from_images(images, "affine and giant").expect("a permutation")
+        })
+        .collect();
+    let group = build(d, gens.clone());
+    let words = words_for(&group, 1);
+    assert_eq!(words.method(), WordMethod::ActionKernel);
+    let mut across: Vec<u32> = (0..d as u32).collect();
+    across.swap(0, affine_points);
+    let across = Perm::from_images(across, "a swap").expect("a permutation");
+    for _ in 0..3 {
+        let x = random_product(&gens, d, 40, &mut rng);
+        let word = words.word_of(&x).expect("a member");
+        assert_reduced(&word, "affine group and giant");
+        assert_eq!(multiply_out(&word, &gens, d), x.images());
+        assert!(words.word_of(&x.compose(&across)).is_none());
+    }
+}

@@ -254,11 +254,13 @@ impl ActionKernelWords {
         {
             return Ok(Some(words));
         }
-        if let Some(chosen) = choose_action(group, generators, ctx, &limits)?
-            && let Some(words) =
+        for chosen in choose_actions(group, generators, ctx, &limits)? {
+            let chosen = chosen.build(generators, ctx, &limits)?;
+            if let Some(words) =
                 ActionKernelWords::through(group, chosen, effort, ctx, budget_bytes, limit_name)?
-        {
-            return Ok(Some(words));
+            {
+                return Ok(Some(words));
+            }
         }
         ActionKernelWords::through_blocks(
             group,
@@ -628,29 +630,58 @@ impl ActionKernelWords {
 /// its image group.
 type ChosenAction = (Action, Vec<Vec<u32>>, PermGroup);
 
-/// The action to write words through, with the parts and the image group: for a transitive group its action
-/// on minimal blocks, for an intransitive one its action on one of its largest orbits (the one
-/// whose image is largest, among the [`ORBITS_TRIED`] largest). `None` for a primitive group.
-fn choose_action(
+/// An action to try: built with its image group, or on an orbit whose image group is built
+/// when it is tried (at most one image held at a time).
+enum Candidate {
+    Built(Box<ChosenAction>),
+    Orbit(Action, Vec<Vec<u32>>),
+}
+
+impl Candidate {
+    fn build(
+        self,
+        generators: &[Perm],
+        ctx: &SolveContext,
+        limits: &Limits,
+    ) -> Result<ChosenAction, SolveError> {
+        Ok(match self {
+            Candidate::Built(chosen) => *chosen,
+            Candidate::Orbit(action, parts) => {
+                let image = image_group(&action, generators, ctx, limits)?;
+                (action, parts, image)
+            }
+        })
+    }
+}
+
+/// The actions to write words through, in the order to try them, each with the parts its
+/// kernel maps onto themselves: for a transitive group its action on minimal blocks (or, for a
+/// primitive one, on invariant lines; none when it has neither); for an intransitive one its
+/// actions on its [`ORBITS_TRIED`] largest orbits, the largest image first (only the first
+/// whose image is the whole group: its kernel is trivial). An orbit whose image is largest can
+/// leave a kernel the series cannot take (`AGL(6,3) × Sym(200)`, each generator moving both
+/// orbits: through `Sym(200)` the kernel is `AGL(6,3)`, not solvable; through `AGL(6,3)` it is
+/// `Sym(200)`, a part with its alternating group), so the others follow.
+fn choose_actions(
     group: &PermGroup,
     generators: &[Perm],
     ctx: &SolveContext,
     limits: &Limits,
-) -> Result<Option<ChosenAction>, SolveError> {
+) -> Result<Vec<Candidate>, SolveError> {
     let degree = group.degree();
     let mut orbits: Vec<&Vec<u32>> = group.orbits_ref().iter().filter(|o| o.len() > 1).collect();
     if orbits.len() == 1 {
         let orbit = orbits[0];
         if orbit.len() > MAX_BLOCK_SEARCH_POINTS {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let Some(blocks) = minimal_blocks(degree, orbit, generators, ctx)? else {
             // Primitive: a faithful action on fewer lines, if the group moves every point.
             if orbit.len() != degree {
-                return Ok(None);
+                return Ok(Vec::new());
             }
             let Some(found) = action_on_lines(degree, generators, SEED, ctx)? else {
-                return Ok(None);
+                return Ok(Vec::new());
             };
             let number = found
                 .lines
@@ -663,7 +694,11 @@ fn choose_action(
                 number,
             };
             let image = PermGroup::new(action.degree(), found.images, ctx, limits)?;
-            return Ok(Some((action, Vec::new(), image)));
+            return Ok(vec![Candidate::Built(Box::new((
+                action,
+                Vec::new(),
+                image,
+            )))]);
         };
         let mut block_of = vec![NONE; degree];
         let mut representatives = Vec::new();
@@ -682,44 +717,47 @@ fn choose_action(
             representatives,
         };
         let image = image_group(&action, generators, ctx, limits)?;
-        return Ok(Some((action, parts, image)));
+        return Ok(vec![Candidate::Built(Box::new((action, parts, image)))]);
     }
     orbits.sort_by_key(|o| std::cmp::Reverse(o.len()));
-    let mut best: Option<(usize, Action, PermGroup)> = None;
-    for (i, orbit) in orbits.iter().take(ORBITS_TRIED).enumerate() {
+    let on_orbit = |orbit: &[u32]| {
         let mut points = orbit.to_vec();
         points.sort_unstable();
         let mut slot = vec![NONE; degree];
         for (i, &x) in points.iter().enumerate() {
             slot[x as usize] = i as u32;
         }
-        let action = Action::Orbit { points, slot };
-        let image = image_group(&action, generators, ctx, limits)?;
-        let faithful = image.order() == group.order();
-        if best
-            .as_ref()
-            .is_none_or(|(_, _, b)| image.order() > b.order())
-        {
-            best = Some((i, action, image));
-        }
-        if faithful {
+        Action::Orbit { points, slot }
+    };
+    // The images' orders (each image dropped once its order is known).
+    let mut orders: Vec<(BigUint, usize)> = Vec::new();
+    for (i, orbit) in orbits.iter().take(ORBITS_TRIED).enumerate() {
+        let order = image_group(&on_orbit(orbit), generators, ctx, limits)?.order();
+        if order == group.order() {
+            orders = vec![(order, i)];
             break;
         }
+        orders.push((order, i));
     }
+    // The largest image first; ties in the order of the orbits (largest first).
+    orders.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     // The kernel acts on the other orbits: their signs first.
-    Ok(best.map(|(chosen, action, image)| {
-        let parts = orbits
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != chosen)
-            .map(|(_, o)| {
-                let mut part = o.to_vec();
-                part.sort_unstable();
-                part
-            })
-            .collect();
-        (action, parts, image)
-    }))
+    Ok(orders
+        .into_iter()
+        .map(|(_, chosen)| {
+            let parts = orbits
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != chosen)
+                .map(|(_, o)| {
+                    let mut part = o.to_vec();
+                    part.sort_unstable();
+                    part
+                })
+                .collect();
+            Candidate::Orbit(on_orbit(orbits[chosen]), parts)
+        })
+        .collect())
 }
 
 /// Bytes of the generators and their inverses (and two permutations of work space).
