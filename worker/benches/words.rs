@@ -94,6 +94,7 @@ const CASES: &[&str] = &[
     "agl92_random",
     "agl63_random",
     "agl45_random",
+    "agl63xsym200_mixed",
 ];
 
 fn main() {
@@ -236,6 +237,7 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "agl92_random" => (512, random_affine(9, 2, 3, 512)),
         "agl63_random" => (729, random_affine(6, 3, 3, 729)),
         "agl45_random" => (625, random_affine(4, 5, 3, 625)),
+        "agl63xsym200_mixed" => (929, random_affine_beside_sym(6, 3, 200, 929)),
         other => panic!("unknown case {other}"),
     }
 }
@@ -435,6 +437,23 @@ fn random_affine(dim: usize, p: u32, count: usize, seed: u64) -> Vec<Perm> {
                 })
                 .collect();
             Perm::from_images(images, "an affine map").expect("a permutation")
+        })
+        .collect()
+}
+
+/// Three random elements of `AGL(dim, p) × Sym(m)` on `p^dim + m` points, each moving both
+/// orbits (see [`random_affine`]).
+fn random_affine_beside_sym(dim: usize, p: u32, m: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xaff1);
+    let n = (p as usize).pow(dim as u32);
+    random_affine(dim, p, 3, seed)
+        .into_iter()
+        .map(|a| {
+            let mut images = a.images().to_vec();
+            let mut giant: Vec<u32> = (n as u32..(n + m) as u32).collect();
+            giant.shuffle(&mut rng);
+            images.extend(giant);
+            Perm::from_images(images, "affine and giant").expect("a permutation")
         })
         .collect()
 }
