@@ -2,10 +2,11 @@
 //! `Sym(250) wr Sym(4)`, `Sym(3) wr Sym(333)`, `Sym(2) wr Sym(500)`), whose bases hold a half to
 //! nearly all of their points: their orders come from the blocks' orientations
 //! (`LevelProof::AlternatingBlocks`) or, for blocks of two points, from a bound by the action on
-//! the blocks and the transfer (`LevelProof::BlockWreath`). Independent oracles: the orders are the textbook
-//! formula `|Sym(m) wr Sym(b)| = (m!)^b · b!` (and half of it for the subgroups of index 2), and
-//! membership is decided from the definition (a permutation mapping blocks onto blocks; an even
-//! one for the even part; one whose sign is its block permutation's for the other subgroup).
+//! the blocks and the transfer (`LevelProof::BlockWreath`). Independent oracles: the orders are
+//! the textbook formula `|Sym(m) wr Sym(b)| = (m!)^b · b!` (and half of it for the subgroups of
+//! index 2), and membership is decided from the definition (a permutation mapping blocks onto
+//! blocks; an even one for the even part; one whose sign is its block permutation's for the
+//! other subgroup).
 
 use num_bigint::BigUint;
 use orbit_worker::group::{LevelProof, Perm, PermGroup};
@@ -214,9 +215,10 @@ fn group_even_part_of_a_wreath_product_of_giants() {
 }
 
 /// The two subgroups of index 2 of `Sym(2) wr Sym(200)` (400 points) that its blocks of two
-/// bound (see `block_wreath`: the transfer is the product of the blocks' signs), each from 4 random members: the even part (a member is in it
-/// exactly when it is an even permutation) and the one whose members' signs are their block
-/// permutations' signs (the Weyl group of type `D` is the first; this is the other).
+/// bound (see `block_wreath`: the transfer is the product of the blocks' signs), each from 4
+/// random members: the even part (a member is in it exactly when it is an even permutation) and
+/// the one whose members' signs are their block permutations' signs (the Weyl group of type `D`
+/// is the first; this is the other).
 #[test]
 fn group_subgroups_of_index_two_of_a_wreath_product_with_blocks_of_two() {
     let mut rng = ChaCha8Rng::seed_from_u64(6025);

@@ -406,13 +406,13 @@ impl PermGroup {
         // (`D_5 wr Sym(200)`, or `Sym(2) wr Sym(500)` with a base of half its points), an upper
         // bound from the action on the blocks, the group a block's stabiliser induces on it and
         // the transfer (see `block_wreath`; for blocks of two points beyond its budget, the
-        // action on the blocks and two signs, see `blocks_of_two`). An intransitive group's order is bounded by its
-        // constituents' (its actions on its orbits, each transitive and taken the same way) and
-        // their signs (see `orbit_constituents`). Asked for only where the chain's own proofs
-        // would be expensive, and only for a long base: such a group's base has at least a
-        // quarter of its points (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`; `2^b`, `b`;
-        // `PSL(2,11)^b` on blocks of 12 points, `3b`), a primitive group's other than a giant far
-        // fewer, and the 3-cycle's search is not free.
+        // action on the blocks and two signs, see `blocks_of_two`). An intransitive group's order
+        // is bounded by its constituents' (its actions on its orbits, each transitive and taken
+        // the same way) and their signs (see `orbit_constituents`). Asked for only where the
+        // chain's own proofs would be expensive, and only for a long base: such a group's base
+        // has at least a quarter of its points (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`;
+        // `2^b`, `b`; `PSL(2,11)^b` on blocks of 12 points, `3b`), a primitive group's other than
+        // a giant far fewer, and the 3-cycle's search is not free.
         let blocks_order =
             |base_len: usize, budget_left: u64, ctx: &SolveContext, peak: &mut u64| {
                 if 4 * base_len < inner_degree
@@ -421,7 +421,8 @@ impl PermGroup {
                     return Ok(None);
                 }
                 // The order of the group of an action (the generators' images), within what the
-                // chain left; `None` beyond it (the chain's own proofs then). One is held at a time.
+                // chain left; `None` beyond it (the chain's own proofs then). One is held at a
+                // time.
                 let image_order = |images: Vec<Perm>, peak: &mut u64| {
                     let image_limits = Limits {
                         max_group_chain_bytes: budget_left,
