@@ -20,11 +20,12 @@
 //!
 //! # Complexity
 //! Filling: about `Σ_i |Δ_i| log |Δ_i|` sifts in the typical case (`m` moved points, `k` base
-//! points), each of a walk of `s` steps read at the base points only, `O(k · (s + k))`, until it
-//! changes a table, `O((s + k) · m)` then (see [`super::power_tables`]); each improvement round
-//! `Σ_i min(|Δ_i|², P)` more (`P` a per-level cap). Memory: `8 m + 16 · letters` bytes per
-//! entry, `Σ_i |Δ_i|` entries, and `16 m` per generator. Factoring: `O(B · k · m)` for a ball
-//! of `B` elements.
+//! points), each of a walk of `s` steps read at the base points only, `O(k · (s + k))`, and its
+//! residue's word as spans of the entries' words (see [`super::power_tables`] and
+//! [`super::word_product`]), until it changes a table, `O((s + k) · m)` then; each improvement
+//! round `Σ_i min(|Δ_i|², P)` more (`P` a per-level cap). Memory: `8 m + 16 · letters` bytes per
+//! entry, `Σ_i |Δ_i|` entries, and `16 m` per generator. Factoring: `O(B · k · m)` for a ball of
+//! `B` elements.
 //!
 //! # Reference
 //! T. Minkwitz, "An algorithm for solving the factorization problem in permutation groups",
@@ -40,6 +41,7 @@ use super::group_words::WordEffort;
 use super::moved_points::MovedPoints;
 use super::power_tables::{PowerTables, Step};
 use super::word::{GeneratorOrders, LETTER_BYTES, Word};
+use super::word_product::WordProduct;
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::perm::invert;
@@ -410,37 +412,36 @@ impl MinkwitzTables {
 
     /// [`sift`](Self::sift) of the walk `steps` (with its word `w`) from level 0, reading only
     /// the base points' images until a table changes: the residue is the walk followed by the
-    /// inverses of the entries it has passed, and its permutation is made only for an entry to
-    /// be inserted or replaced (the same tables as sifting the walk's permutation).
+    /// inverses of the entries it has passed, and its permutation and word are made only for
+    /// an entry to be inserted or replaced (the same tables as sifting the walk's permutation).
     fn sift_walk(
         &mut self,
         steps: &[Step],
-        mut w: Word,
+        w: Word,
         max_len: u64,
         limit_name: &'static str,
     ) -> Result<Sifted, SolveError> {
         let mut passed: Vec<u32> = Vec::with_capacity(self.levels.len());
+        let mut residue = WordProduct::of(&w);
         for i in 0..self.levels.len() {
             let mut p = self.powers.image(steps, self.levels[i].base_point);
             for (level, &e) in self.levels.iter().zip(&passed) {
                 p = level.entries[e as usize].inv[p as usize];
             }
             let idx = self.levels[i].slot[p as usize];
-            if idx == NONE || w.len() < self.levels[i].entries[idx as usize].word.len() {
+            if idx == NONE || residue.len() < self.levels[i].entries[idx as usize].word.len() {
+                let word = residue.to_word(&self.orders);
                 let mut t = self.powers.permutation(steps);
                 for (level, &e) in self.levels.iter().zip(&passed) {
                     let inv = &level.entries[e as usize].inv;
                     t.iter_mut().for_each(|x| *x = inv[*x as usize]);
                 }
-                return self.sift(i, t, w, max_len, limit_name);
+                return self.sift(i, t, word, max_len, limit_name);
             }
-            let entry = &self.levels[i].entries[idx as usize];
-            let mut residue_word = w;
-            residue_word.append_inverse(&entry.word, &self.orders);
-            if residue_word.len() > max_len {
+            residue.times_inverse(&self.levels[i].entries[idx as usize].word, &self.orders);
+            if residue.len() > max_len {
                 return Ok(Sifted::TooLong);
             }
-            w = residue_word;
             passed.push(idx);
         }
         Ok(Sifted::Identity)

@@ -27,6 +27,7 @@ mod power_tables;
 mod prime_space;
 mod three_cycle;
 mod word;
+mod word_product;
 
 pub use group_words::{
     ACTION_WORDS_FROM_BASE, GIANT_WORDS_FROM_DEGREE, GroupWords, WordEffort, WordMethod,

@@ -76,7 +76,7 @@ impl GeneratorOrders {
     }
 
     /// `e` reduced modulo the order `m` of `generator` into `(-m/2, m/2]`.
-    fn reduce(&self, generator: u32, e: i64) -> i64 {
+    pub(super) fn reduce(&self, generator: u32, e: i64) -> i64 {
         match self.0.get(generator as usize).copied().flatten() {
             Some(m) => {
                 let r = e.rem_euclid(m);
