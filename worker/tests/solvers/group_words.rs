@@ -1518,3 +1518,58 @@ fn group_words_direct_product_of_an_affine_group_and_a_giant() {
         assert!(words.word_of(&x.compose(&across)).is_none());
     }
 }
+
+/// `PSL(2,7) wr Sym(40)` (`PSL(3,2)` on the seven points of each block, 280 points) from three
+/// random elements: the kernel on the blocks, `PSL(2,7)^40`, is written block by block from
+/// elements that move one block only. Made as powers of kernel elements, each such element
+/// carried the words of `Sym(40)` on the blocks and the members' words had about 300,000
+/// letters; as powers of short words whose cycles isolate a block, under 100,000. The order
+/// against `168^40 · 40!`, the words multiplied out here, odd permutations (outside `Alt(280)`,
+/// which holds the group) without one.
+#[test]
+fn group_words_wreath_product_of_a_simple_group_over_many_blocks() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7246);
+    let (b, m) = (7usize, 40usize);
+    let d = b * m;
+    let psl = closure(b, &[perm("(4,6)(5,7)", b), perm("(1,2,4)(3,6,5)", b)]);
+    assert_eq!(psl.len(), 168, "PSL(3,2) on the Fano plane's points");
+    let psl: Vec<Perm> = psl.into_iter().map(|e| to_perm(b, e)).collect();
+    let mut relabel: Vec<u32> = (0..d as u32).collect();
+    relabel.shuffle(&mut rng);
+    // A random element: the blocks permuted at random, a random element of PSL(3,2) in each.
+    let random_element = |rng: &mut ChaCha8Rng| {
+        let mut blocks: Vec<usize> = (0..m).collect();
+        blocks.shuffle(rng);
+        let mut images = vec![0u32; d];
+        for (i, &to) in blocks.iter().enumerate() {
+            let inside = psl.choose(rng).expect("elements");
+            for j in 0..b {
+                images[relabel[b * i + j] as usize] =
+                    relabel[b * to + inside.image(j as u32) as usize];
+            }
+        }
+        Perm::from_images(images, "PSL(2,7) wr Sym(40)").expect("a permutation")
+    };
+    let gens: Vec<Perm> = (0..3).map(|_| random_element(&mut rng)).collect();
+    let order = num_bigint::BigUint::from(168u32).pow(m as u32) * factorial(m);
+    let (_, words) = words_through_an_action(
+        d,
+        &gens,
+        (order, WordMethod::ActionKernel),
+        0,
+        || unreachable!(),
+        "PSL(2,7) wr Sym(40)",
+    );
+    for _ in 0..3 {
+        let x = random_element(&mut rng);
+        let word = words.word_of(&x).expect("a member");
+        assert_reduced(&word, "PSL(2,7) wr Sym(40)");
+        assert_eq!(multiply_out(&word, &gens, d), x.images());
+        assert!(word.len() < 100_000, "{} letters", word.len());
+        let odd = x.compose(&perm(
+            &format!("({},{})", relabel[0] + 1, relabel[1] + 1),
+            d,
+        ));
+        assert!(words.word_of(&odd).is_none());
+    }
+}

@@ -19,14 +19,15 @@
 //! followed by `u`. `k` is written down the kernel's series (signs on the parts, rotations of
 //! parts of three and four points, then elimination over `GF(p)`) in elements of `K` found as
 //! words in the generators: powers `s^o` of short words (`o` the order of `φ(s)`), commutators
-//! of such powers each trivial on one orbit of `H` when `H` has several (see `Seed`), their
+//! of such powers each trivial on one orbit of `H` when `H` has several (see `Seed`), powers of
+//! somewhat longer words whose cycles leave them moving one part only (`isolated_powers`), their
 //! conjugates by the generators (two letters longer each), and `t · u_t⁻¹` for short random
 //! words `t`.
 //!
 //! **Proof.** `|H|` and `|G|` are proven orders, so `|K| = |G| / |H|`; the elements found are in
 //! `K` by construction (`t · u_t⁻¹` with `φ(t) = φ(u_t)`, a power `t^o` with `φ(t)^o = 1`, a
-//! commutator of elements trivial on different orbits of `H`, a conjugate of one of them) and
-//! checked to act trivially, and the group they generate has
+//! commutator of elements trivial on different orbits of `H`, a power moving one part only,
+//! a conjugate of one of them) and checked to act trivially, and the group they generate has
 //! order at least the bound [`KernelSeriesWords`] proves (the bottom's elements checked of
 //! prime order `p` and to commute); the search stops when that reaches `|K|`. A member's word
 //! is checked by the sift (the residue must be the identity), so a non-member gets none. Random
@@ -57,6 +58,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::elementary_abelian::Inserted;
 use super::group_words::{GroupWords, WordEffort};
+use super::isolated_powers::{IsolatingSearch, isolated_power_seeds};
 use super::kernel_candidates::{KernelCandidates, Seed};
 use super::kernel_series::KernelSeriesWords;
 use super::part_series::PartSeries;
@@ -83,6 +85,16 @@ const SHORT_WORD_LETTERS: usize = 3;
 const SHORT_WORDS: usize = 512;
 /// Longest power `t^o` of a short word taken as a kernel element.
 const MAX_POWER_LETTERS: u64 = 1 << 16;
+/// The search for powers of short words that move one part only: words of up to seven
+/// letters, at most 24,000 of them (with three generators every word of up to six letters,
+/// 23,436: on `PSL(2,7) wr Sym(100)` the best power has 1,540 letters from five letters, 1,152
+/// from six), powers of at most [`MAX_POWER_LETTERS`], the 16 shortest kept.
+const ISOLATING_SEARCH: IsolatingSearch = IsolatingSearch {
+    word_letters: 7,
+    words: 24_000,
+    power_letters: MAX_POWER_LETTERS,
+    most: 16,
+};
 /// Powers acting trivially on one orbit of the image kept per orbit, the shortest, for the
 /// commutator seeds: their combinations are tried, one power per orbit.
 const FACTORS_PER_ORBIT: usize = 6;
@@ -341,8 +353,9 @@ impl ActionKernelWords {
             orders,
             bytes: held,
         };
+        let seeds = words.seeds(&image_orbits, ctx)?;
         let search = |words: &mut ActionKernelWords| {
-            words.find_kernel(&kernel_order, &image_orbits, ctx, budget_bytes, limit_name)
+            words.find_kernel(&kernel_order, seeds.clone(), ctx, budget_bytes, limit_name)
         };
         let first = if kernel_order.is_one() {
             KernelSearch::Complete
@@ -442,22 +455,18 @@ impl ActionKernelWords {
         Perm::from_images_unchecked(images.into_boxed_slice())
     }
 
-    /// Inserts kernel elements until they generate the kernel, of order `kernel_order`: the
-    /// candidates of [`KernelCandidates`], shortest first, then random words times the inverse
-    /// of their image's word. Says how it ended: complete, or stopped at an element the series
-    /// cannot take (the bottom not elementary abelian), or when the random words stop bringing
-    /// new elements.
-    fn find_kernel(
-        &mut self,
-        kernel_order: &BigUint,
+    /// The kernel elements to start from ([`Seed`]), made from short words: their powers that
+    /// kill the image, commutators of powers each trivial on one orbit of the image (when it
+    /// has two to [`MAX_COMMUTATOR_ORBITS`]), and powers of somewhat longer words that move one
+    /// part only ([`isolated_power_seeds`]). Made once: every search of the kernel starts from
+    /// them.
+    fn seeds(
+        &self,
         image_orbits: &[Vec<u32>],
         ctx: &SolveContext,
-        budget_bytes: u64,
-        limit_name: &'static str,
-    ) -> Result<KernelSearch, SolveError> {
+    ) -> Result<Vec<Seed>, SolveError> {
         let k = self.generators.len();
         let degree = self.generators[0].degree();
-        // Candidates, the shortest word first (`KernelCandidates`), then random ones.
         let shorts = short_words(k as u32, SHORT_WORD_LETTERS, SHORT_WORDS, &self.orders);
         let mut seeds: Vec<Seed> = Vec::new();
         // Per orbit of the image, `(letters, short word, o)` for the powers `t^o` trivial on it.
@@ -501,6 +510,38 @@ impl ActionKernelWords {
                     .filter(|seed| seed.letters() <= MAX_POWER_LETTERS),
             );
         }
+        // Powers of somewhat longer words that move one part only (see `isolated_powers`).
+        ctx.check()?;
+        seeds.extend(isolated_power_seeds(
+            &self.generators,
+            &self.orders,
+            self.kernel.positions(),
+            ISOLATING_SEARCH,
+            ctx,
+            |x| {
+                self.action
+                    .image(x)
+                    .is_some_and(|image| image.is_identity())
+            },
+        )?);
+        Ok(seeds)
+    }
+
+    /// Inserts kernel elements until they generate the kernel, of order `kernel_order`: the
+    /// candidates of [`KernelCandidates`], shortest first, then random words times the inverse
+    /// of their image's word. Says how it ended: complete, or stopped at an element the series
+    /// cannot take (the bottom not elementary abelian), or when the random words stop bringing
+    /// new elements.
+    fn find_kernel(
+        &mut self,
+        kernel_order: &BigUint,
+        seeds: Vec<Seed>,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<KernelSearch, SolveError> {
+        let degree = self.generators[0].degree();
+        // Candidates, the shortest word first (`KernelCandidates`), then random ones.
         let mut candidates = KernelCandidates::new(seeds);
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let mut idle = 0usize;

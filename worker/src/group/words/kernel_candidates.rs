@@ -72,7 +72,7 @@ impl Seed {
     }
 
     /// The element and its word.
-    fn element(&self, generators: &[Perm], orders: &GeneratorOrders) -> (Perm, Word) {
+    pub(super) fn element(&self, generators: &[Perm], orders: &GeneratorOrders) -> (Perm, Word) {
         let degree = generators[0].degree();
         let power = |(t, o): &(Word, u64)| {
             let mut w = Word::identity();

@@ -14,6 +14,7 @@ mod elementary_abelian;
 mod giant;
 mod giant_product;
 mod group_words;
+mod isolated_powers;
 mod kernel_candidates;
 mod kernel_series;
 mod local_table;

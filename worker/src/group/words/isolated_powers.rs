@@ -1,0 +1,474 @@
+//! [`isolated_power_seeds`]: powers `t^e` of short words `t` in the generators that move the
+//! points of a single part only, as kernel elements to start from.
+//!
+//! For a prime `q` dividing the order `L` of `t` (the lcm of its cycles' lengths), `t^{L/q}`
+//! moves exactly the points of the cycles whose length holds the largest power of `q` (on a
+//! cycle of length `ℓ`, `t^{L/q}` is the rotation by `L/q mod ℓ`, which is 0 exactly when `ℓ`
+//! divides `L/q`). When those points all lie in one part, the power is supported on that part.
+//!
+//! Why: the kernel of `T wr Sym(m)` on its blocks, for a non-abelian `T`, is written part by
+//! part from elements supported on one block each, and every member's word holds about `m`
+//! of them. Made from kernel elements (powers `s^o` of words of up to three letters that kill
+//! the image, or `t · u⁻¹` with `u` the word of `t`'s image, which carries the image's words),
+//! each is a power of a kernel element: on `PSL(2,7) wr Sym(100)` 431,340 letters (a word of
+//! three letters to the power 143,780), and members' words of about 170 million letters. Among
+//! more words, some have an order small enough: of the 4,686 words of at most five letters in
+//! its three generators, one of five letters whose 308th power moves one block (1,540 letters),
+//! of six letters one of 1,152; their conjugates by the generators reach the other blocks, two
+//! letters longer each, and the members' words have about 500,000 letters.
+//!
+//! # Complexity
+//! `O(d)` per word (its images from its prefix's, then its cycles), and `O(d)` per prime of its
+//! order when a power is short enough; words are walked depth first, `O(d · L)` memory.
+//!
+//! # Reference
+//! Seress, *Permutation Group Algorithms* (2003), §10.2 (powers of random elements that are
+//! supported on few points: the 3-cycles of giants); Holt, Eick, O'Brien, *Handbook of
+//! Computational Group Theory* (2005), §3.5 (the order of a permutation from its cycles).
+
+use super::kernel_candidates::Seed;
+use super::word::{GeneratorOrders, Word};
+use crate::context::SolveContext;
+use crate::counting::arith::{factorize, gcd};
+use crate::error::SolveError;
+use crate::group::Perm;
+
+/// Words tried between two checks for cancellation (each `O(d)`: at degree 1,000 a check every
+/// few hundred microseconds).
+const CHECK_EVERY: usize = 128;
+
+/// Where the words come from and what is kept of their powers.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct IsolatingSearch {
+    /// Letters of the words tried, at most: every freely reduced word of up to as many letters
+    /// as keep the count within `words` is tried.
+    pub(super) word_letters: usize,
+    /// Words tried, at most.
+    pub(super) words: usize,
+    /// Letters of a power kept (`|t| · L/q`), at most.
+    pub(super) power_letters: u64,
+    /// Powers kept, the shortest.
+    pub(super) most: usize,
+}
+
+/// The powers `t^{L/q}` of the freely reduced words `t` in `generators` that `search` allows,
+/// supported on one of the parts (`position[x]` is `x`'s part and index in it, `None` outside
+/// every part) and acting trivially by `in_kernel`, the shortest first.
+///
+/// # Returns
+/// At most `search.most` seeds, by increasing letters; [`SolveError::Cancelled`] when `ctx`
+/// is cancelled.
+///
+/// # Complexity
+/// `O(d)` per word tried (each word's images made from its prefix's), and `O(d)` per prime of
+/// its order; `O(d · L)` memory for the words' prefixes.
+///
+/// # Example
+/// Blocks `{0,1} {2,3} {4,5}` and a generator `(0,1)(2,3,4)` of order 6: for `q = 2` the top
+/// cycle is `(0,1)`, on block 0, so its cube `(0,1)` is a seed of three letters; for `q = 3` the
+/// 3-cycle meets two blocks, so its square is not.
+pub(super) fn isolated_power_seeds(
+    generators: &[Perm],
+    orders: &GeneratorOrders,
+    position: &[Option<(u32, u32)>],
+    search: IsolatingSearch,
+    ctx: &SolveContext,
+    in_kernel: impl Fn(&Perm) -> bool,
+) -> Result<Vec<Seed>, SolveError> {
+    let degree = generators[0].degree();
+    let steps = &letter_steps(generators, orders);
+    let mut letters = 0;
+    while letters < search.word_letters
+        && count_words(steps, orders, letters + 1, search.words).is_some()
+    {
+        letters += 1;
+    }
+    let mut walk = Walk {
+        steps,
+        orders,
+        position,
+        search,
+        in_kernel: &in_kernel,
+        ctx,
+        tried: 0,
+        kept: Vec::new(),
+        length_of: vec![0; degree],
+        lengths: Vec::new(),
+    };
+    let identity: Vec<u32> = (0..degree as u32).collect();
+    walk.extend(&Word::identity(), &identity, letters)?;
+    Ok(walk
+        .kept
+        .into_iter()
+        .map(|(_, word, e)| Seed::power(word, e))
+        .collect())
+}
+
+/// Each letter `g^±1` with its permutation; an involution's inverse is itself, so only `g^1`.
+fn letter_steps(generators: &[Perm], orders: &GeneratorOrders) -> Vec<(u32, i64, Perm)> {
+    let mut steps = Vec::new();
+    for (g, p) in generators.iter().enumerate() {
+        steps.push((g as u32, 1, p.clone()));
+        if orders.order(g) != Some(2) {
+            steps.push((g as u32, -1, p.inverse()));
+        }
+    }
+    steps
+}
+
+/// The number of freely reduced words of 1 to `letters` letters over `steps`, or `None` beyond
+/// `most`.
+fn count_words(
+    steps: &[(u32, i64, Perm)],
+    orders: &GeneratorOrders,
+    letters: usize,
+    most: usize,
+) -> Option<usize> {
+    fn count(
+        w: &Word,
+        steps: &[(u32, i64, Perm)],
+        orders: &GeneratorOrders,
+        left: usize,
+        total: &mut usize,
+        most: usize,
+    ) -> bool {
+        for &(g, e, _) in steps {
+            let mut longer = w.clone();
+            longer.push(g, e, orders);
+            if longer.len() != w.len() + 1 {
+                continue;
+            }
+            *total += 1;
+            if *total > most || (left > 1 && !count(&longer, steps, orders, left - 1, total, most))
+            {
+                return false;
+            }
+        }
+        true
+    }
+    let mut total = 0;
+    count(&Word::identity(), steps, orders, letters, &mut total, most).then_some(total)
+}
+
+/// The depth-first walk over the words, keeping the shortest powers found.
+struct Walk<'a, F: Fn(&Perm) -> bool> {
+    steps: &'a [(u32, i64, Perm)],
+    orders: &'a GeneratorOrders,
+    position: &'a [Option<(u32, u32)>],
+    search: IsolatingSearch,
+    in_kernel: &'a F,
+    ctx: &'a SolveContext,
+    /// Words tried so far (cancellation is checked every [`CHECK_EVERY`]).
+    tried: usize,
+    /// The powers kept, as `(letters, word, exponent)`, by increasing letters.
+    kept: Vec<(u64, Word, u64)>,
+    /// Scratch: each point's cycle length under the word at hand.
+    length_of: Vec<u64>,
+    /// Scratch: the distinct lengths of its cycles of two or more points.
+    lengths: Vec<u64>,
+}
+
+impl<F: Fn(&Perm) -> bool> Walk<'_, F> {
+    /// Tries every word `w · s` of at most `left` more letters, `images` being `w`'s.
+    fn extend(&mut self, w: &Word, images: &[u32], left: usize) -> Result<(), SolveError> {
+        for (g, e, step) in self.steps {
+            let mut longer = w.clone();
+            longer.push(*g, *e, self.orders);
+            if longer.len() != w.len() + 1 {
+                continue;
+            }
+            self.tried += 1;
+            if self.tried.is_multiple_of(CHECK_EVERY) {
+                self.ctx.check()?;
+            }
+            let next: Vec<u32> = images.iter().map(|&y| step.image(y)).collect();
+            self.try_powers(&longer, &next);
+            if left > 1 {
+                self.extend(&longer, &next, left - 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the powers of `t` (with `images`) that move one part only.
+    fn try_powers(&mut self, t: &Word, images: &[u32]) {
+        // Every power has at least `order / d` letters per letter of `t`.
+        let most_order = (self.search.power_letters / t.len())
+            .saturating_add(1)
+            .saturating_mul(images.len() as u64);
+        let Some(order) = self.cycle_lengths(images, most_order) else {
+            return;
+        };
+        // The primes of the order are those of the cycles' lengths (each at most `d`).
+        let mut primes: Vec<u64> = self
+            .lengths
+            .iter()
+            .flat_map(|&l| factorize(l).into_iter().map(|(q, _)| q))
+            .collect();
+        primes.sort_unstable();
+        primes.dedup();
+        for q in primes {
+            let e = order / q;
+            let letters = e.saturating_mul(t.len());
+            if letters > self.search.power_letters
+                || self.search.most == 0
+                || (self.kept.len() == self.search.most
+                    && self.kept.last().is_some_and(|longest| longest.0 <= letters))
+            {
+                continue;
+            }
+            let top = self.lengths.iter().map(|&l| valuation(l, q)).max();
+            let mut moved = (0..images.len())
+                .filter(|&x| self.length_of[x] > 1 && Some(valuation(self.length_of[x], q)) == top);
+            if !one_part(&mut moved, self.position) {
+                continue;
+            }
+            let power = Perm::from_images_unchecked(images.into()).pow(e as i64);
+            if (self.in_kernel)(&power) {
+                let at = self.kept.partition_point(|kept| kept.0 <= letters);
+                self.kept.insert(at, (letters, t.clone(), e));
+                self.kept.truncate(self.search.most);
+            }
+        }
+    }
+
+    /// Fills `length_of` with each point's cycle length under `images` and `lengths` with the
+    /// distinct ones; returns the order (the lcm of the lengths), `None` for the identity or
+    /// as soon as the order passes `most_order` (then `length_of` is left incomplete).
+    fn cycle_lengths(&mut self, images: &[u32], most_order: u64) -> Option<u64> {
+        self.length_of.iter_mut().for_each(|l| *l = 0);
+        self.lengths.clear();
+        let mut order = 1u64;
+        for start in 0..images.len() {
+            if self.length_of[start] != 0 {
+                continue;
+            }
+            let mut len = 1u64;
+            let mut x = images[start] as usize;
+            while x != start {
+                len += 1;
+                x = images[x] as usize;
+            }
+            let mut x = start;
+            loop {
+                self.length_of[x] = len;
+                x = images[x] as usize;
+                if x == start {
+                    break;
+                }
+            }
+            if len > 1 && !self.lengths.contains(&len) {
+                self.lengths.push(len);
+            }
+            order = (order / gcd(order, len)).checked_mul(len)?;
+            if order > most_order {
+                return None;
+            }
+        }
+        (order > 1).then_some(order)
+    }
+}
+
+/// The exponent of the prime `q` in `n` (`n > 0`).
+fn valuation(mut n: u64, q: u64) -> u32 {
+    let mut v = 0;
+    while n.is_multiple_of(q) {
+        n /= q;
+        v += 1;
+    }
+    v
+}
+
+/// Whether every point of `points` (at least one) lies in one and the same part.
+fn one_part(points: &mut impl Iterator<Item = usize>, position: &[Option<(u32, u32)>]) -> bool {
+    let Some(first) = points.next() else {
+        return false;
+    };
+    let Some((part, _)) = position[first] else {
+        return false;
+    };
+    points.all(|x| position[x].is_some_and(|(p, _)| p == part))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detached() -> SolveContext {
+        SolveContext::detached()
+    }
+
+    fn perm(text: &str, d: usize) -> Perm {
+        Perm::parse_cycles(text, d).unwrap()
+    }
+
+    /// `Sym(2) wr Sym(3)`'s blocks `{0,1} {2,3} {4,5}`.
+    fn blocks_of_two() -> Vec<Option<(u32, u32)>> {
+        (0..6u32).map(|x| Some((x / 2, x % 2))).collect()
+    }
+
+    fn search(power_letters: u64, most: usize) -> IsolatingSearch {
+        IsolatingSearch {
+            word_letters: 1,
+            words: 100,
+            power_letters,
+            most,
+        }
+    }
+
+    #[test]
+    fn the_power_of_a_word_moves_the_points_of_its_cycles_with_the_top_power_of_a_prime() {
+        // 1-based cycles: (1,2)(3,4,5) is (0,1)(2,3,4); its cube (0,1) moves block 0 only, and
+        // so does its inverse's. (0,2)(1,3) moves two blocks whatever the power.
+        let gens = [perm("(1,2)(3,4,5)", 6), perm("(1,3)(2,4)", 6)];
+        let orders = GeneratorOrders::of(&gens);
+        let seeds = isolated_power_seeds(
+            &gens,
+            &orders,
+            &blocks_of_two(),
+            search(100, 8),
+            &detached(),
+            |_| true,
+        )
+        .unwrap();
+        assert_eq!(seeds.len(), 2);
+        for seed in &seeds {
+            assert_eq!(seed.letters(), 3);
+            let (x, w) = seed.element(&gens, &orders);
+            assert_eq!(x, perm("(1,2)", 6));
+            assert_eq!(w.evaluate(&gens, 6), x);
+        }
+    }
+
+    #[test]
+    fn powers_beyond_the_letters_or_outside_the_kernel_are_left_out() {
+        let gens = [perm("(1,2)(3,4,5)", 6)];
+        let orders = GeneratorOrders::of(&gens);
+        let position = blocks_of_two();
+        let seeds = |search, in_kernel: fn(&Perm) -> bool| {
+            isolated_power_seeds(&gens, &orders, &position, search, &detached(), in_kernel)
+                .unwrap()
+                .len()
+        };
+        assert_eq!(seeds(search(100, 8), |_| true), 2);
+        assert_eq!(seeds(search(2, 8), |_| true), 0);
+        assert_eq!(seeds(search(100, 8), |_| false), 0);
+        assert_eq!(seeds(search(100, 1), |_| true), 1);
+        assert_eq!(seeds(search(100, 0), |_| true), 0);
+    }
+
+    #[test]
+    fn every_reduced_word_up_to_the_letters_is_counted() {
+        // Two generators of unknown order: 4 words of one letter, 12 of two, 36 of three.
+        let gens = [perm("(1,2,3,4,5)", 6), perm("(1,6)(2,3)", 6)];
+        let unknown = GeneratorOrders::unknown();
+        let steps = letter_steps(&gens, &unknown);
+        assert_eq!(count_words(&steps, &unknown, 3, 100), Some(52));
+        assert_eq!(count_words(&steps, &unknown, 3, 51), None);
+        // With their orders 5 and 2: g1^-1 is g1, so three words of one letter, each extended
+        // by two letters (g0 by g0 and g1, g0^-1 by g0^-1 and g1, g1 by g0 and g0^-1); three
+        // letters: g0^3 is g0^-2, so g0^2 extends by g1 only, as g0^-2 does.
+        let known = GeneratorOrders::of(&gens);
+        let steps = letter_steps(&gens, &known);
+        assert_eq!(count_words(&steps, &known, 2, 100), Some(3 + 6));
+        assert_eq!(count_words(&steps, &known, 3, 100), Some(3 + 6 + 10));
+    }
+
+    #[test]
+    fn the_shortest_power_moving_one_part_is_found_as_brute_force_finds_it() {
+        use rand::{Rng, SeedableRng, seq::SliceRandom};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3301);
+        // Parts {0,1,2} {3,4,5} {6,7,8}; words of up to four letters; powers of at most 400.
+        let position: Vec<Option<(u32, u32)>> = (0..9u32).map(|x| Some((x / 3, x % 3))).collect();
+        let mut found = 0;
+        for _ in 0..60 {
+            let gens: Vec<Perm> = (0..rng.random_range(1..=2))
+                .map(|_| {
+                    let mut images: Vec<u32> = (0..9).collect();
+                    images.shuffle(&mut rng);
+                    Perm::from_images(images, "random").unwrap()
+                })
+                .collect();
+            let search = IsolatingSearch {
+                word_letters: 4,
+                words: 10_000,
+                power_letters: 400,
+                most: 1,
+            };
+            let unknown = GeneratorOrders::unknown();
+            let seeds =
+                isolated_power_seeds(&gens, &unknown, &position, search, &detached(), |_| true)
+                    .unwrap();
+            // Brute force: every sequence of letters g^±1 with no letter beside its inverse,
+            // multiplied out, each power taken by repeated products.
+            let mut best: Option<u64> = None;
+            let mut sequences: Vec<(Vec<(usize, bool)>, Perm)> = vec![(vec![], Perm::identity(9))];
+            for _ in 0..4 {
+                let mut longer = Vec::new();
+                for (letters, x) in &sequences {
+                    for (g, generator) in gens.iter().enumerate() {
+                        for inverse in [false, true] {
+                            if letters.last() == Some(&(g, !inverse)) {
+                                continue;
+                            }
+                            let step = if inverse {
+                                generator.inverse()
+                            } else {
+                                generator.clone()
+                            };
+                            let mut more = letters.clone();
+                            more.push((g, inverse));
+                            longer.push((more, x.compose(&step)));
+                        }
+                    }
+                }
+                for (letters, x) in &longer {
+                    let mut powers = vec![Perm::identity(9)];
+                    while powers.len() == 1 || !powers.last().unwrap().is_identity() {
+                        let next = powers.last().unwrap().compose(x);
+                        powers.push(next);
+                    }
+                    let order = powers.len() as u64 - 1;
+                    for q in (2..=order)
+                        .filter(|q| order.is_multiple_of(*q) && (2..*q).all(|r| q % r != 0))
+                    {
+                        let y = &powers[(order / q) as usize];
+                        let moved: Vec<u32> = (0..9).filter(|&p| y.image(p) != p).collect();
+                        let letters = order / q * letters.len() as u64;
+                        if letters <= 400 && moved.iter().all(|&p| p / 3 == moved[0] / 3) {
+                            best = Some(best.map_or(letters, |b| b.min(letters)));
+                        }
+                    }
+                }
+                sequences = longer;
+            }
+            assert_eq!(seeds.first().map(Seed::letters), best, "{gens:?}");
+            if let Some(seed) = seeds.first() {
+                found += 1;
+                let (x, w) = seed.element(&gens, &unknown);
+                assert_eq!(w.evaluate(&gens, 9), x);
+                let moved: Vec<u32> = (0..9).filter(|&p| x.image(p) != p).collect();
+                assert!(!moved.is_empty() && moved.iter().all(|&p| p / 3 == moved[0] / 3));
+            }
+        }
+        assert!(found > 10, "only {found} of 60 had such a power");
+    }
+
+    #[test]
+    fn a_cancelled_search_stops() {
+        let gens = [perm("(1,2,3,4,5,6,7)", 7), perm("(1,2)", 7)];
+        let orders = GeneratorOrders::of(&gens);
+        let position: Vec<Option<(u32, u32)>> = (0..7).map(|x| Some((0, x))).collect();
+        let flag = crate::context::CancelFlag::new();
+        flag.cancel();
+        let ctx = SolveContext::new(flag, None);
+        let search = IsolatingSearch {
+            word_letters: 8,
+            words: 10_000,
+            power_letters: 1000,
+            most: 4,
+        };
+        let result = isolated_power_seeds(&gens, &orders, &position, search, &ctx, |_| true);
+        assert!(matches!(result, Err(SolveError::Cancelled)), "{result:?}");
+    }
+}
