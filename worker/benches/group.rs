@@ -26,7 +26,7 @@ use orbit_worker::{Limits, SolveContext};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use wreath_elements::{AFFINE_7, DIHEDRAL_5, random_wreath_in};
+use wreath_elements::{AFFINE_7, DIHEDRAL_5, PSL_2_7, random_wreath_in};
 
 const CASES: &[&str] = &[
     "sym100_random",
@@ -75,8 +75,6 @@ const CASES: &[&str] = &[
     "m11wrsym90_random",
 ];
 
-/// `PSL(2,7)` on the seven points of the Fano plane (GAP's `PrimitiveGroup(7,5)`, as images).
-const PSL_2_7: [&[u32]; 2] = [&[3, 1, 2, 0, 4, 6, 5], &[2, 0, 1, 6, 3, 5, 4]];
 /// `M11` on eleven points (GAP's `MathieuGroup(11)`, as images).
 const M11: [&[u32]; 2] = [
     &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0],

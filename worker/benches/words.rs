@@ -28,7 +28,9 @@ use orbit_worker::{Limits, SolveContext};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use wreath_elements::{AFFINE_7, DIHEDRAL_5, random_wreath_in, random_wreath_with, shuffled};
+use wreath_elements::{
+    AFFINE_7, DIHEDRAL_5, PSL_2_7, random_wreath_in, random_wreath_with, shuffled,
+};
 
 const RUBIK: [&str; 6] = [
     "(1,3,8,6)(2,5,7,4)(9,33,25,17)(10,34,26,18)(11,35,27,19)",
@@ -87,6 +89,8 @@ const CASES: &[&str] = &[
     "agl17wrsym50_random",
     "d5wrsym200_random",
     "agl17wrsym140_random",
+    "psl27wrsym40_random",
+    "psl27wrsym100_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -113,10 +117,17 @@ fn main() {
         "| case | Orbit set-up | Orbit mean / max length | Orbit words/s | GAP set-up | GAP mean / max length | GAP words/s |"
     );
     println!("|---|---|---|---|---|---|---|");
-    for &name in CASES {
-        if !wanted.is_empty() && !wanted.iter().any(|w| name.contains(w)) {
-            continue;
-        }
+    // The listed cases that a name asks for, then the names that are no part of any listed
+    // case (the seeded variants of `case`).
+    let listed = CASES
+        .iter()
+        .copied()
+        .filter(|name| wanted.is_empty() || wanted.iter().any(|w| name.contains(w)));
+    let unlisted = wanted
+        .iter()
+        .copied()
+        .filter(|w| !CASES.iter().any(|name| name.contains(w)));
+    for name in listed.chain(unlisted) {
         let (d, gens) = case(name);
         let ctx = SolveContext::detached();
         let limits = Limits::default();
@@ -230,6 +241,16 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "agl17wrsym50_random" => (350, random_wreath_in(&AFFINE_7, 50, 4, 350)),
         "d5wrsym200_random" => (1000, random_wreath_in(&DIHEDRAL_5, 200, 4, 1000)),
         "agl17wrsym140_random" => (980, random_wreath_in(&AFFINE_7, 140, 4, 980)),
+        "psl27wrsym40_random" => (280, random_wreath_in(&PSL_2_7, 40, 3, 280)),
+        "psl27wrsym100_random" => (700, random_wreath_in(&PSL_2_7, 100, 3, 700)),
+        // The same from other seeds (not in the default list): how much the words depend on
+        // the generators drawn.
+        seeded if seeded.starts_with("psl27wrsym100_random_") => {
+            let seed: u64 = seeded["psl27wrsym100_random_".len()..]
+                .parse()
+                .expect("a seed after the case's name");
+            (700, random_wreath_in(&PSL_2_7, 100, 3, seed))
+        }
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),

@@ -10,6 +10,8 @@ use rand_chacha::ChaCha8Rng;
 pub const DIHEDRAL_5: [&[u32]; 2] = [&[1, 2, 3, 4, 0], &[0, 4, 3, 2, 1]];
 /// `AGL(1,7)` on seven points (`x + 1` and `3x`, as images).
 pub const AFFINE_7: [&[u32]; 2] = [&[1, 2, 3, 4, 5, 6, 0], &[0, 3, 6, 2, 5, 1, 4]];
+/// `PSL(2,7)` on the seven points of the Fano plane (GAP's `PrimitiveGroup(7,5)`, as images).
+pub const PSL_2_7: [&[u32]; 2] = [&[3, 1, 2, 0, 4, 6, 5], &[2, 0, 1, 6, 3, 5, 4]];
 
 /// A random permutation of `0..n`.
 pub fn shuffled(n: usize, rng: &mut ChaCha8Rng) -> Vec<u32> {
