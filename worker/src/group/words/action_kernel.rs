@@ -353,7 +353,12 @@ impl ActionKernelWords {
             orders,
             bytes: held,
         };
-        let seeds = words.seeds(&image_orbits, ctx)?;
+        // No seeds for a trivial kernel (a faithful action): nothing to search.
+        let seeds = if kernel_order.is_one() {
+            Vec::new()
+        } else {
+            words.seeds(&image_orbits, ctx)?
+        };
         let search = |words: &mut ActionKernelWords| {
             words.find_kernel(&kernel_order, seeds.clone(), ctx, budget_bytes, limit_name)
         };
