@@ -3,7 +3,8 @@
 //! `Sym(5) wr Sym(40)` on its blocks), from elements *supported on one part* (moving the points
 //! of one part only), each with its word in some other group's generators.
 //!
-//! Each part keeps the supported elements found on it and a breadth-first table of the group
+//! Each part keeps the supported elements found on it (those that enlarge its group, and a few
+//! more, [`PART_STEPS`] in all, which shorten the paths) and a breadth-first table of the group
 //! their restrictions generate (at most [`MAX_PART_GROUP`] elements): every element of it with
 //! a shortest path over those elements and their inverses. A member `x` is the product of its
 //! restrictions to the parts (they commute: their supports are disjoint), each the product along
