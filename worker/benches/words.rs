@@ -91,6 +91,7 @@ const CASES: &[&str] = &[
     "agl17wrsym140_random",
     "psl27wrsym40_random",
     "psl27wrsym100_random",
+    "m24wrsym40_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -243,6 +244,14 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "agl17wrsym140_random" => (980, random_wreath_in(&AFFINE_7, 140, 4, 980)),
         "psl27wrsym40_random" => (280, random_wreath_in(&PSL_2_7, 40, 3, 280)),
         "psl27wrsym100_random" => (700, random_wreath_in(&PSL_2_7, 100, 3, 700)),
+        "m24wrsym40_random" => {
+            let m24: Vec<Vec<u32>> = parse(&M24, 24)
+                .iter()
+                .map(|g: &Perm| g.images().to_vec())
+                .collect();
+            let inside: Vec<&[u32]> = m24.iter().map(Vec::as_slice).collect();
+            (960, random_wreath_in(&inside, 40, 3, 960))
+        }
         // The same from other seeds (not in the default list): how much the words depend on
         // the generators drawn.
         seeded if seeded.starts_with("psl27wrsym100_random_") => {
