@@ -1519,6 +1519,35 @@ fn group_words_direct_product_of_an_affine_group_and_a_giant() {
     }
 }
 
+/// A random element of the product of the wreath products `T wr Sym(m)`, one per `m` of
+/// `blocks` (`T` the permutations `inside`, all on `b` points; the products' blocks of `b`
+/// points one after another, then `relabel`led): each product's blocks permuted at random, a
+/// random element of `inside` in each block.
+fn random_block_wreath_element(
+    inside: &[Perm],
+    blocks: &[usize],
+    relabel: &[u32],
+    rng: &mut ChaCha8Rng,
+) -> Perm {
+    let b = inside[0].degree();
+    let d = relabel.len();
+    let mut images = vec![0u32; d];
+    let mut first = 0;
+    for &m in blocks {
+        let mut to: Vec<usize> = (first..first + m).collect();
+        to.shuffle(rng);
+        for (i, &to) in (first..first + m).zip(&to) {
+            let element = inside.choose(rng).expect("elements");
+            for j in 0..b {
+                images[relabel[b * i + j] as usize] =
+                    relabel[b * to + element.image(j as u32) as usize];
+            }
+        }
+        first += m;
+    }
+    Perm::from_images(images, "a product of wreath products").expect("a permutation")
+}
+
 /// `PSL(2,7) wr Sym(40)` (`PSL(3,2)` on the seven points of each block, 280 points) from three
 /// random elements: the kernel on the blocks, `PSL(2,7)^40`, is written block by block from
 /// elements that move one block only. Made as powers of kernel elements, each such element
@@ -1536,20 +1565,8 @@ fn group_words_wreath_product_of_a_simple_group_over_many_blocks() {
     let psl: Vec<Perm> = psl.into_iter().map(|e| to_perm(b, e)).collect();
     let mut relabel: Vec<u32> = (0..d as u32).collect();
     relabel.shuffle(&mut rng);
-    // A random element: the blocks permuted at random, a random element of PSL(3,2) in each.
-    let random_element = |rng: &mut ChaCha8Rng| {
-        let mut blocks: Vec<usize> = (0..m).collect();
-        blocks.shuffle(rng);
-        let mut images = vec![0u32; d];
-        for (i, &to) in blocks.iter().enumerate() {
-            let inside = psl.choose(rng).expect("elements");
-            for j in 0..b {
-                images[relabel[b * i + j] as usize] =
-                    relabel[b * to + inside.image(j as u32) as usize];
-            }
-        }
-        Perm::from_images(images, "PSL(2,7) wr Sym(40)").expect("a permutation")
-    };
+    let random_element =
+        |rng: &mut ChaCha8Rng| random_block_wreath_element(&psl, &[m], &relabel, rng);
     let gens: Vec<Perm> = (0..3).map(|_| random_element(&mut rng)).collect();
     let order = num_bigint::BigUint::from(168u32).pow(m as u32) * factorial(m);
     let (_, words) = words_through_an_action(
@@ -1571,5 +1588,42 @@ fn group_words_wreath_product_of_a_simple_group_over_many_blocks() {
             d,
         ));
         assert!(words.word_of(&odd).is_none());
+    }
+}
+
+/// `PSL(2,7) wr Sym(24)` beside `PSL(2,7) wr Sym(16)` (280 points, each generator moving both
+/// orbits): the kernel on the 40 blocks, `PSL(2,7)^40`, has two classes of blocks (the
+/// generators map no block of one orbit to the other). The shortest powers that move one block
+/// all lay on one orbit's blocks, whose conjugates never reach the other's, and the other's
+/// blocks were written with long powers of kernel elements: about 370,000 letters a word.
+/// With the shortest kept per class of blocks, about 40,000. The order against
+/// `168^40 · 24! · 16!`, the words multiplied out here.
+#[test]
+fn group_words_two_orbits_of_blocks_of_a_simple_group() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4419);
+    let (b, orbits) = (7usize, [24usize, 16]);
+    let d = b * orbits.iter().sum::<usize>();
+    let psl = closure(b, &[perm("(4,6)(5,7)", b), perm("(1,2,4)(3,6,5)", b)]);
+    let psl: Vec<Perm> = psl.into_iter().map(|e| to_perm(b, e)).collect();
+    let mut relabel: Vec<u32> = (0..d as u32).collect();
+    relabel.shuffle(&mut rng);
+    let random_element =
+        |rng: &mut ChaCha8Rng| random_block_wreath_element(&psl, &orbits, &relabel, rng);
+    let gens: Vec<Perm> = (0..3).map(|_| random_element(&mut rng)).collect();
+    let order = num_bigint::BigUint::from(168u32).pow(40) * factorial(24) * factorial(16);
+    let (_, words) = words_through_an_action(
+        d,
+        &gens,
+        (order, WordMethod::ActionKernel),
+        0,
+        || unreachable!(),
+        "PSL(2,7) wr Sym(24) beside PSL(2,7) wr Sym(16)",
+    );
+    for _ in 0..3 {
+        let x = random_element(&mut rng);
+        let word = words.word_of(&x).expect("a member");
+        assert_reduced(&word, "PSL(2,7) wr Sym(24) beside PSL(2,7) wr Sym(16)");
+        assert_eq!(multiply_out(&word, &gens, d), x.images());
+        assert!(word.len() < 100_000, "{} letters", word.len());
     }
 }

@@ -88,7 +88,8 @@ const MAX_POWER_LETTERS: u64 = 1 << 16;
 /// The search for powers of short words that move one part only: words of up to seven
 /// letters, at most 24,000 of them (with three generators every word of up to six letters,
 /// 23,436: on `PSL(2,7) wr Sym(100)` the best power has 1,540 letters from five letters, 1,152
-/// from six), powers of at most [`MAX_POWER_LETTERS`], the 16 shortest kept.
+/// from six), powers of at most [`MAX_POWER_LETTERS`], the 16 shortest kept on each class of
+/// parts.
 const ISOLATING_SEARCH: IsolatingSearch = IsolatingSearch {
     word_letters: 7,
     words: 24_000,
