@@ -85,17 +85,11 @@ const SHORT_WORD_LETTERS: usize = 3;
 const SHORT_WORDS: usize = 512;
 /// Longest power `t^o` of a short word taken as a kernel element.
 const MAX_POWER_LETTERS: u64 = 1 << 16;
-/// The search for powers of short words that move one part only: words of up to seven
-/// letters, at most 24,000 of them (with three generators every word of up to six letters,
-/// 23,436: on `PSL(2,7) wr Sym(100)` the best power has 1,540 letters from five letters, 1,152
-/// from six), powers of at most [`MAX_POWER_LETTERS`], the 16 shortest kept on each class of
-/// parts.
-const ISOLATING_SEARCH: IsolatingSearch = IsolatingSearch {
-    word_letters: 7,
-    words: 24_000,
-    power_letters: MAX_POWER_LETTERS,
-    most: 16,
-};
+/// Words tried per unit of [`WordEffort`] in the search for powers of short words that move
+/// one part only ([`isolating_search`]), the default effort's count at the least: at the
+/// default 24,000 (with three generators every word of up to six letters, 23,436: on
+/// `PSL(2,7) wr Sym(100)` the best power has 1,540 letters from five letters, 1,152 from six).
+const ISOLATING_WORDS_PER_EFFORT: usize = 4_800;
 /// Powers acting trivially on one orbit of the image kept per orbit, the shortest, for the
 /// commutator seeds: their combinations are tried, one power per orbit.
 const FACTORS_PER_ORBIT: usize = 6;
@@ -358,7 +352,7 @@ impl ActionKernelWords {
         let seeds = if kernel_order.is_one() {
             Vec::new()
         } else {
-            words.seeds(&image_orbits, ctx)?
+            words.seeds(&image_orbits, effort, ctx)?
         };
         let search = |words: &mut ActionKernelWords| {
             words.find_kernel(&kernel_order, seeds.clone(), ctx, budget_bytes, limit_name)
@@ -469,6 +463,7 @@ impl ActionKernelWords {
     fn seeds(
         &self,
         image_orbits: &[Vec<u32>],
+        effort: WordEffort,
         ctx: &SolveContext,
     ) -> Result<Vec<Seed>, SolveError> {
         let k = self.generators.len();
@@ -522,7 +517,7 @@ impl ActionKernelWords {
             &self.generators,
             &self.orders,
             self.kernel.positions(),
-            ISOLATING_SEARCH,
+            isolating_search(effort),
             ctx,
             |x| {
                 self.action
@@ -805,6 +800,23 @@ fn choose_actions(
             Candidate::Orbit(on_orbit(orbits[chosen]), parts)
         })
         .collect())
+}
+
+/// The search for powers that move one part only: as many words as `effort` allows (every
+/// word up to as many letters as keep within them), powers of at most [`MAX_POWER_LETTERS`],
+/// the 16 shortest kept on each class of parts. Effort beyond the default buys shorter seeds
+/// (each member's word holds about three per part): on a product of `PSL(2,7) wr Sym(40)` and
+/// `PSL(2,7) wr Sym(30)` the members' words have about 560,000 letters at the default effort
+/// 5, 285,000 at 30 (144,000 words, 0.45 s more set-up), 140,000 at 100 (480,000 words, 1.9 s
+/// more).
+fn isolating_search(effort: WordEffort) -> IsolatingSearch {
+    let effort = effort.0.max(WordEffort::default().0) as usize;
+    IsolatingSearch {
+        word_letters: 16,
+        words: ISOLATING_WORDS_PER_EFFORT * effort,
+        power_letters: MAX_POWER_LETTERS,
+        most: 16,
+    }
 }
 
 /// Bytes of the generators and their inverses (and two permutations of work space).

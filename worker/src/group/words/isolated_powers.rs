@@ -52,7 +52,8 @@ const CHECK_EVERY: usize = 128;
 #[derive(Debug, Clone, Copy)]
 pub(super) struct IsolatingSearch {
     /// Letters of the words tried, at most: every freely reduced word of up to as many letters
-    /// as keep the count within `words` is tried.
+    /// as keep the count within `words` is tried, then words of one letter more (in the walk's
+    /// order) until `words` have been.
     pub(super) word_letters: usize,
     /// Words tried, at most.
     pub(super) words: usize,
@@ -122,7 +123,12 @@ pub(super) fn isolated_power_seeds(
         owner: vec![UNSEEN; degree + 1],
     };
     let identity: Vec<u32> = (0..degree as u32).collect();
-    walk.extend(&Word::identity(), &identity, letters)?;
+    walk.extend(&Word::identity(), &identity, letters, 1)?;
+    // Then the words of one letter more, in the walk's order, as many as the count leaves.
+    if letters < search.word_letters {
+        let more = letters as u64 + 1;
+        walk.extend(&Word::identity(), &identity, letters + 1, more)?;
+    }
     let mut kept: Vec<(u64, Word, u64)> = walk.kept.into_iter().flatten().collect();
     kept.sort_by_key(|power| power.0);
     Ok(kept
@@ -260,22 +266,34 @@ struct Walk<'a, F: Fn(&Perm) -> bool> {
 }
 
 impl<F: Fn(&Perm) -> bool> Walk<'_, F> {
-    /// Tries every word `w · s` of at most `left` more letters, `images` being `w`'s.
-    fn extend(&mut self, w: &Word, images: &[u32], left: usize) -> Result<(), SolveError> {
+    /// Tries every word `w · s` of at most `left` more letters and at least `from` letters in
+    /// all, `images` being `w`'s, until `search.words` have been tried.
+    fn extend(
+        &mut self,
+        w: &Word,
+        images: &[u32],
+        left: usize,
+        from: u64,
+    ) -> Result<(), SolveError> {
         for (g, e, step) in self.steps {
+            if self.tried >= self.search.words {
+                break;
+            }
             let mut longer = w.clone();
             longer.push(*g, *e, self.orders);
             if longer.len() != w.len() + 1 {
                 continue;
             }
-            self.tried += 1;
-            if self.tried.is_multiple_of(CHECK_EVERY) {
-                self.ctx.check()?;
-            }
             let next: Vec<u32> = images.iter().map(|&y| step.image(y)).collect();
-            self.try_powers(&longer, &next);
+            if longer.len() >= from {
+                self.tried += 1;
+                if self.tried.is_multiple_of(CHECK_EVERY) {
+                    self.ctx.check()?;
+                }
+                self.try_powers(&longer, &next);
+            }
             if left > 1 {
-                self.extend(&longer, &next, left - 1)?;
+                self.extend(&longer, &next, left - 1, from)?;
             }
         }
         Ok(())
@@ -536,6 +554,42 @@ mod tests {
             part_classes(&[gens[0].clone(), swap], &position),
             vec![0, 0, 1]
         );
+    }
+
+    #[test]
+    fn words_of_one_letter_more_are_tried_up_to_the_count() {
+        // a = (0,1)(2,3)(5,6) and b = (2,3)(5,6) over the parts {0,1} {2,3,4} {5,6,7}: neither
+        // has a power moving one part (their 2-cycles lie in three parts and two), but
+        // a·b = (0,1) does. Their orders unknown, there are 4 words of one letter (a, a⁻¹, b,
+        // b⁻¹) and 12 of two; the walk's two-letter words start a·a (the identity), a·b.
+        let gens = [perm("(1,2)(3,4)(6,7)", 8), perm("(3,4)(6,7)", 8)];
+        let unknown = GeneratorOrders::unknown();
+        let position: Vec<Option<(u32, u32)>> = (0..8u32)
+            .map(|x| {
+                Some(match x {
+                    0..2 => (0, x),
+                    2..5 => (1, x - 2),
+                    _ => (2, x - 5),
+                })
+            })
+            .collect();
+        let seeds = |words: usize| {
+            let search = IsolatingSearch {
+                word_letters: 2,
+                words,
+                power_letters: 100,
+                most: 16,
+            };
+            isolated_power_seeds(&gens, &unknown, &position, search, &detached(), |_| true).unwrap()
+        };
+        assert!(seeds(4).is_empty());
+        assert!(seeds(5).is_empty());
+        let found = seeds(6);
+        assert_eq!(found.len(), 1);
+        let (x, w) = found[0].element(&gens, &unknown);
+        assert_eq!(x, perm("(1,2)", 8));
+        assert_eq!(w.evaluate(&gens, 8), x);
+        assert!(seeds(16).len() > 1);
     }
 
     #[test]
