@@ -73,8 +73,10 @@ const MIN_DRAWS: usize = 1_000;
 /// when the support has `2√n` points).
 const CONJUGATORS: usize = 48;
 
-/// A group proven to contain the alternating groups of its minimal blocks on its one orbit,
-/// and its action on the oriented blocks (see the module documentation).
+/// A group's blocks and its action on the oriented blocks (see the module documentation):
+/// recognised on one orbit ([`recognise_alternating_blocks`], which proves the group contains
+/// the blocks' alternating groups), or given on several ([`AlternatingBlocks::of_blocks`],
+/// whose caller proves it by the orders).
 #[derive(Debug)]
 pub(crate) struct AlternatingBlocks {
     /// The generators' images on the `2b` oriented blocks: `(B_i, ε)` is point `2i + ε`.
@@ -91,22 +93,62 @@ pub(crate) struct AlternatingBlocks {
 const NONE: u32 = u32::MAX;
 
 impl AlternatingBlocks {
-    /// `|G| = |Ĝ| · (m!/2)^b` from the order of the orientations' group `Ĝ`.
+    /// The blocks `members` (disjoint, each increasing, of at least [`MIN_BLOCK`] points, each
+    /// mapped onto one of them by every generator) with the `generators`' action on their
+    /// orientations; `None` when a generator does not map them so. The group contains the
+    /// blocks' alternating groups exactly when its order is
+    /// [`group_order`](Self::group_order) of the orientations' group's (the kernel of that
+    /// action lies in their product).
     ///
-    /// Complexity: `O(m)` multiplications for `m!`, then `O(log b)` for the power.
+    /// Complexity: `O(d · k)` for `k` generators.
+    pub(crate) fn of_blocks(
+        degree: usize,
+        members: Vec<Vec<u32>>,
+        generators: &[Perm],
+    ) -> Option<AlternatingBlocks> {
+        if members.iter().any(|block| block.len() < MIN_BLOCK) {
+            return None;
+        }
+        let mut block_of = vec![NONE; degree];
+        let mut number = vec![0u32; degree];
+        for (b, block) in members.iter().enumerate() {
+            for (i, &x) in block.iter().enumerate() {
+                block_of[x as usize] = b as u32;
+                number[x as usize] = i as u32;
+            }
+        }
+        let mut blocks = AlternatingBlocks {
+            orientations: Vec::new(),
+            members,
+            block_of,
+            number,
+        };
+        blocks.orientations = generators
+            .iter()
+            .map(|g| blocks.orientation_of(g))
+            .collect::<Option<_>>()?;
+        Some(blocks)
+    }
+
+    /// `|Ĝ| · Π_B |B|!/2` (`|Ĝ| · (m!/2)^b` for `b` blocks of `m` points) from the order of the
+    /// orientations' group `Ĝ`: the group's order when it contains the blocks' alternating
+    /// groups.
+    ///
+    /// Complexity: `O(m)` multiplications per size of block, then `O(log b)` for each power.
     pub(crate) fn group_order(&self, orientations_order: &BigUint) -> BigUint {
-        let half_factorial: BigUint = (3..=self.block_size() as u64).product();
-        orientations_order * half_factorial.pow(self.members.len() as u32)
+        let mut sizes: Vec<usize> = self.members.iter().map(Vec::len).collect();
+        sizes.sort_unstable();
+        let mut order = orientations_order.clone();
+        for run in sizes.chunk_by(|a, b| a == b) {
+            let half_factorial: BigUint = (3..=run[0] as u64).product();
+            order *= half_factorial.pow(run.len() as u32);
+        }
+        order
     }
 
     /// The blocks' points, each increasing.
     pub(crate) fn blocks(&self) -> &[Vec<u32>] {
         &self.members
-    }
-
-    /// `m`, the points of each block.
-    pub(crate) fn block_size(&self) -> usize {
-        self.members[0].len()
     }
 
     /// The image of `g` on the oriented blocks, `None` when `g` does not map every block onto a
@@ -176,42 +218,23 @@ pub(crate) fn recognise_alternating_blocks(
     let Some(local) = minimal_blocks(degree, orbit, generators, ctx)? else {
         return Ok(None); // primitive with a 3-cycle: a giant (Jordan), recognised before
     };
-    let mut block_of = vec![NONE; degree];
-    let blocks = local.iter().max().map_or(0, |&b| b as usize + 1);
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); blocks];
+    let count = local.iter().max().map_or(0, |&b| b as usize + 1);
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); count];
     for (&x, &b) in orbit.iter().zip(&local) {
-        block_of[x as usize] = b;
         members[b as usize].push(x); // increasing: the orbit is
     }
-    let block = |x: u32| block_of[x as usize];
-    if n / blocks < MIN_BLOCK
+    let block = |x: u32| local[orbit.binary_search(&x).expect("in the orbit")];
+    if n / count < MIN_BLOCK
         || three_cycle
             .iter()
             .any(|&x| block(x) != block(three_cycle[0]))
     {
         return Ok(None); // never: a 3-cycle lies in one block of at least three points
     }
-    let mut number = vec![0u32; degree];
-    for block in &members {
-        for (i, &x) in block.iter().enumerate() {
-            number[x as usize] = i as u32;
-        }
-    }
-    let mut blocks = AlternatingBlocks {
-        orientations: Vec::new(),
-        members,
-        block_of,
-        number,
-    };
-    blocks.orientations = generators
-        .iter()
-        .map(|g| {
-            blocks
-                .orientation_of(g)
-                .expect("the generators map blocks onto blocks")
-        })
-        .collect();
-    Ok(Some(blocks))
+    Ok(Some(
+        AlternatingBlocks::of_blocks(degree, members, generators)
+            .expect("the generators map blocks onto blocks"),
+    ))
 }
 
 /// The points of a 3-cycle of the group found among random elements (checked: exactly three

@@ -1,18 +1,32 @@
-//! [`AlternatingBlocksWords`]: words for a transitive group that contains the alternating groups
-//! of its minimal blocks, such as `Sym(50) wr Sym(20)` given by three random elements.
+//! [`AlternatingBlocksWords`]: words for a group that contains the alternating groups of its
+//! minimal blocks, such as `Sym(50) wr Sym(20)` given by three random elements, or `Alt(5) wr
+//! Sym(60)` beside `Alt(5) wr Sym(50)`, each generator moving both orbits.
 //!
 //! Such a group `G` maps onto `Ĝ`, its action on the blocks' orientations (a group of degree
 //! `2b` for `b` blocks), with kernel `A = Π Alt(B_i)` (see `crate::group::alternating_blocks`,
-//! which proves the structure). A member `g` is written as `g = z · y`: `y` the product of the
-//! word `u` of `g`'s image in `Ĝ` (the images of the same generators, so `u` is a word of `G`
-//! too), and `z = g · y⁻¹`, which fixes every oriented block and so lies in `A`, written by the
-//! giants' method on the blocks ([`GiantWords::on_blocks`]: conjugates of one 3-cycle of the
-//! group, found as a power or a commutator of powers of random words). A permutation that does
-//! not map blocks onto blocks, or whose image is not in `Ĝ`, is not a member.
+//! which proves the structure for a transitive group; on several orbits the order tells, as
+//! `|G| = |Ĝ| · Π |B_i|!/2` exactly when `A` is in `G`). A member `g` is written as `g = z · y`:
+//! `y` the product of the word `u` of `g`'s image in `Ĝ` (the images of the same generators,
+//! so `u` is a word of `G` too), and `z = g · y⁻¹`, which fixes every oriented block and so lies
+//! in `A`, written by the giants' method on the blocks ([`GiantWords::on_blocks`]: conjugates of
+//! one 3-cycle of the group, found as a power or a commutator of powers of random words; on
+//! several orbits one per orbit, in [`in_writing_order`]). A permutation that does not map
+//! blocks onto blocks, or whose image is not in `Ĝ`, is not a member. When no member flips
+//! some blocks' orientations, `Ĝ` acts on two copies of them, and its words are made on one
+//! ([`Kept`]).
+//!
+//! Why several orbits: through the action on the blocks (`ActionKernelWords`) each block's
+//! alternating group is a table over elements that move that block only, powers of words in the
+//! generators; for blocks of five to eight points those are long, as the primes of the blocks'
+//! element orders divide most other cycles' lengths (`Alt(5) wr Sym(60)` beside `Alt(5) wr
+//! Sym(50)`: about 10 million letters a word; `Sym(5) wr Sym(100)` beside `Sym(5) wr Sym(80)`:
+//! no answer within 15 minutes), while one 3-cycle per orbit and its conjugates serve every
+//! block (about 600,000 and 2.9 million letters, in 1.2 and 3.3 s).
 //!
 //! # Complexity
-//! Set-up: the recognition (`O(n²)` for the minimal blocks, random elements for the 3-cycle),
-//! `Ĝ`'s group and words, and one giants' set-up on all points. A word: `O(d)` for the image,
+//! Set-up: the recognition (`O(n²)` for the minimal blocks, random elements for the 3-cycle;
+//! on several orbits `O(n²)` for each orbit's blocks), `Ĝ`'s group and words, and one giants'
+//! set-up on all points per orbit. A word: `O(d)` for the image,
 //! `Ĝ`'s word, `O(|u| · d)` to evaluate it, then the giants' word of `z`.
 //!
 //! # Reference
@@ -20,34 +34,45 @@
 //! *Permutation Groups* (1996), §1.5 (blocks).
 
 use super::giant::GiantWords;
+use super::giant_product::{in_writing_order, word_in_writing_order};
 use super::group_words::{GroupWords, WordEffort};
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::alternating_blocks::{AlternatingBlocks, recognise_alternating_blocks};
+use crate::group::minimal_blocks::minimal_blocks;
 use crate::group::{Perm, PermGroup};
 use crate::limits::Limits;
 
 /// Seed of the recognition's random elements (the words never depend on it).
 const SEED: u64 = 0x0a17_b10c;
+/// Fewest points of a block for a group on several orbits: smaller blocks' alternating groups
+/// are solvable, and the kernel of the action on the blocks goes down its series of signs,
+/// rotations and an elementary abelian bottom (`ActionKernelWords`), with shorter words.
+const MIN_BLOCK_ON_SEVERAL_ORBITS: usize = 5;
 
 /// Words through the blocks' orientations and their alternating groups (see the module
 /// documentation).
 #[derive(Debug)]
 pub(super) struct AlternatingBlocksWords {
     blocks: AlternatingBlocks,
+    /// The oriented blocks `Ĝ`'s words act on, when not all ([`Kept`]).
+    kept: Option<Kept>,
     /// Words of `Ĝ` in the images of the same generators.
     image: Box<GroupWords>,
-    bottom: GiantWords,
+    /// The blocks' alternating groups, one orbit's blocks each, in writing order
+    /// ([`in_writing_order`]: each orbit's words may move the later orbits' points).
+    bottom: Vec<GiantWords>,
     generators: Vec<Perm>,
     orders: GeneratorOrders,
     bytes: u64,
 }
 
 impl AlternatingBlocksWords {
-    /// Builds the words for `group`, or returns `Ok(None)` when it is not transitive on the
-    /// points it moves, or not proven to contain the alternating groups of its minimal blocks
-    /// (then another method applies).
+    /// Builds the words for `group`, or returns `Ok(None)` when it does not contain the
+    /// alternating groups of its minimal blocks (then another method applies): on one orbit as
+    /// recognised by a 3-cycle, on several (each with minimal blocks of at least
+    /// [`MIN_BLOCK_ON_SEVERAL_ORBITS`] points) as its order tells.
     ///
     /// # Arguments
     /// As [`GroupWords::new`]: `Ĝ`'s chain and words and the giants' share `budget_bytes`.
@@ -71,15 +96,18 @@ impl AlternatingBlocksWords {
             .filter(|o| o.len() > 1)
             .cloned()
             .collect();
-        let (Some(mut orbit), true) = (moved.pop(), moved.is_empty()) else {
-            return Ok(None);
-        };
-        orbit.sort_unstable();
+        moved.iter_mut().for_each(|o| o.sort_unstable());
         let degree = group.degree();
         let generators = group.generators().to_vec();
-        let Some(mut blocks) =
-            recognise_alternating_blocks(degree, &orbit, &generators, SEED, ctx)?
-        else {
+        let found = if let [orbit] = moved.as_slice() {
+            recognise_alternating_blocks(degree, orbit, &generators, SEED, ctx)?.map(|blocks| {
+                let by_orbit = vec![blocks.blocks().to_vec()];
+                (blocks, by_orbit)
+            })
+        } else {
+            blocks_of_orbits(degree, &moved, &generators, ctx)?
+        };
+        let Some((mut blocks, by_orbit)) = found else {
             return Ok(None);
         };
         let over_budget = |what: &str, bytes: u64| {
@@ -112,6 +140,23 @@ impl AlternatingBlocksWords {
             }
             image_group => image_group?,
         };
+        // On several orbits the order proves the kernel is the blocks' alternating groups' product
+        // (on one, the recognition did).
+        if blocks.group_order(&image_group.order()) != group.order() {
+            return Ok(None);
+        }
+        let kept = Kept::without_flipped_copies(&image_group);
+        let image_group = match &kept {
+            Some(kept) => {
+                let images = image_group
+                    .generators()
+                    .iter()
+                    .map(|p| kept.restrict(p).expect("the kept points are orbits"))
+                    .collect();
+                PermGroup::new(kept.points.len(), images, ctx, &limits)?
+            }
+            None => image_group,
+        };
         let image = GroupWords::new(
             &image_group,
             effort,
@@ -121,17 +166,21 @@ impl AlternatingBlocksWords {
         )?;
         drop(image_group);
         held = held.saturating_add(image.bytes());
-        let bottom = GiantWords::on_blocks(
-            group,
-            blocks.blocks(),
-            effort,
+        let (_, bottom, bottom_bytes) = in_writing_order(
+            by_orbit,
+            |blocks| blocks.len() * blocks[0].len(),
             ctx,
             budget_bytes.saturating_sub(held),
-            limit_name,
+            |blocks, left| GiantWords::on_blocks(group, blocks, effort, ctx, left, limit_name),
+            |blocks, later, left| {
+                let later = later.concat();
+                GiantWords::on_blocks_before(group, blocks, &later, effort, ctx, left, limit_name)
+            },
         )?;
-        held = held.saturating_add(bottom.bytes());
+        held = held.saturating_add(bottom_bytes);
         Ok(Some(AlternatingBlocksWords {
             blocks,
+            kept,
             image: Box::new(image),
             bottom,
             orders: GeneratorOrders::of(&generators),
@@ -148,16 +197,32 @@ impl AlternatingBlocksWords {
         let Some(image) = self.blocks.orientation_of(g) else {
             return Ok(None);
         };
+        let image = match &self.kept {
+            Some(kept) => match kept.restrict(&image) {
+                Some(image) => image,
+                None => return Ok(None),
+            },
+            None => image,
+        };
         let Some(u) = self.image.word_of_at_most(&image, max_letters)? else {
             return Ok(None);
         };
         let y = u.evaluate(&self.generators, g.degree());
         let z = g.compose(&y.inverse());
+        // `z` fixes the oriented blocks `u` was written on; it fixes every one when `g` is a
+        // member (on the flipped copies it acts as on those), and only then is it in `Π Alt(B)`.
+        if self.kept.is_some()
+            && !self
+                .blocks
+                .orientation_of(&z)
+                .is_some_and(|image| image.is_identity())
+        {
+            return Ok(None);
+        }
         let left = max_letters.saturating_sub(u.len());
-        let Some(mut word) = self
-            .bottom
-            .word_of(&z, left)
-            .map_err(|letters| letters.saturating_add(u.len()))?
+        let Some(mut word) =
+            word_in_writing_order(&self.bottom, z.images().to_vec(), &self.orders, left)
+                .map_err(|letters| letters.saturating_add(u.len()))?
         else {
             return Ok(None); // z fixes every oriented block, so this is never reached
         };
@@ -170,9 +235,113 @@ impl AlternatingBlocksWords {
         self.bytes
     }
 
-    /// The giants' base element's length (mean and largest), for benchmarks.
+    /// The giants' base elements' length (mean and largest), for benchmarks.
     pub(super) fn entry_lengths(&self) -> (f64, u64) {
-        let len = self.bottom.base_len();
-        (len as f64, len)
+        let lengths: Vec<u64> = self.bottom.iter().map(GiantWords::base_len).collect();
+        let mean = lengths.iter().sum::<u64>() as f64 / lengths.len().max(1) as f64;
+        (mean, lengths.into_iter().max().unwrap_or(0))
+    }
+}
+
+/// The blocks with their orientations' action, and the blocks again grouped by orbit (each
+/// orbit's blocks, for [`in_writing_order`]).
+type BlocksByOrbit = (AlternatingBlocks, Vec<Vec<Vec<u32>>>);
+
+/// The minimal blocks of each of `orbits` (each increasing), grouped by orbit, with the
+/// generators' action on all their orientations; `None` when an orbit is primitive or its
+/// blocks have fewer than [`MIN_BLOCK_ON_SEVERAL_ORBITS`] points. Whether the group contains
+/// their alternating groups is for its order to tell.
+///
+/// # Errors
+/// [`SolveError::Cancelled`].
+///
+/// # Complexity
+/// `O(n² · k)` for each orbit's minimal blocks (`n` its points, `k` generators), then `O(d · k)`.
+fn blocks_of_orbits(
+    degree: usize,
+    orbits: &[Vec<u32>],
+    generators: &[Perm],
+    ctx: &SolveContext,
+) -> Result<Option<BlocksByOrbit>, SolveError> {
+    let mut by_orbit = Vec::with_capacity(orbits.len());
+    for orbit in orbits {
+        let Some(local) = minimal_blocks(degree, orbit, generators, ctx)? else {
+            return Ok(None);
+        };
+        let count = local.iter().max().map_or(0, |&b| b as usize + 1);
+        let mut blocks: Vec<Vec<u32>> = vec![Vec::new(); count];
+        for (&x, &b) in orbit.iter().zip(&local) {
+            blocks[b as usize].push(x); // increasing: the orbit is
+        }
+        if orbit.len() / count < MIN_BLOCK_ON_SEVERAL_ORBITS {
+            return Ok(None);
+        }
+        by_orbit.push(blocks);
+    }
+    Ok(
+        AlternatingBlocks::of_blocks(degree, by_orbit.concat(), generators)
+            .map(|blocks| (blocks, by_orbit)),
+    )
+}
+
+/// The oriented blocks `Ĝ`'s words are written on when its orbits come in flipped pairs.
+/// Flipping every orientation, `(B, ε) ↦ (B, 1 - ε)`, commutes with the action, so it maps
+/// orbits onto orbits; where it maps one onto another (no member flips those blocks, as in
+/// `Alt(5) wr Sym(60)`, whose `Ĝ` is `Sym(60)` on two copies of the blocks), the action on the
+/// second is the action on the first, and dropping it leaves a faithful action of half the
+/// degree: a giant, or a product of giants for a group on several orbits, where the copies
+/// were neither.
+#[derive(Debug)]
+struct Kept {
+    /// The oriented blocks kept, increasing.
+    points: Vec<u32>,
+    /// Each oriented block's place among them, [`u32::MAX`] for one dropped.
+    slot: Vec<u32>,
+}
+
+impl Kept {
+    /// The orbits of `image` (on the oriented blocks: `(B_i, ε)` is point `2i + ε`) but the
+    /// second of each flipped pair; `None` when none is dropped.
+    ///
+    /// Complexity: `O(b)` for `b` blocks.
+    fn without_flipped_copies(image: &PermGroup) -> Option<Kept> {
+        let degree = image.degree();
+        let mut orbit_of = vec![usize::MAX; degree];
+        for (i, orbit) in image.orbits_ref().iter().enumerate() {
+            for &x in orbit {
+                orbit_of[x as usize] = i;
+            }
+        }
+        // A point no generator moves is an orbit of its own.
+        let orbit_of = |x: u32| match orbit_of[x as usize] {
+            usize::MAX => (usize::MAX / 2) + x as usize,
+            i => i,
+        };
+        let points: Vec<u32> = (0..degree as u32)
+            .filter(|&x| orbit_of(x) <= orbit_of(x ^ 1))
+            .collect();
+        if points.len() == degree {
+            return None;
+        }
+        let mut slot = vec![u32::MAX; degree];
+        for (i, &x) in points.iter().enumerate() {
+            slot[x as usize] = i as u32;
+        }
+        Some(Kept { points, slot })
+    }
+
+    /// `p` on the kept oriented blocks, `None` when it maps one of them to one dropped.
+    ///
+    /// Complexity: `O(k)` for `k` kept.
+    fn restrict(&self, p: &Perm) -> Option<Perm> {
+        let images = self
+            .points
+            .iter()
+            .map(|&x| match self.slot[p.image(x) as usize] {
+                u32::MAX => None,
+                y => Some(y),
+            })
+            .collect::<Option<Vec<u32>>>()?;
+        Perm::from_images(images, "an orientation").ok()
     }
 }
