@@ -47,6 +47,9 @@ const M24: [&str; 3] = [
     "(1,24)(2,23)(3,12)(4,16)(5,18)(6,10)(7,20)(8,14)(9,21)(11,17)(13,22)(15,19)",
 ];
 
+/// `Alt(5)` on five points (two 3-cycles, as images).
+const ALT_5: [&[u32]; 2] = [&[1, 2, 0, 3, 4], &[0, 1, 3, 4, 2]];
+
 const CASES: &[&str] = &[
     "rubik",
     "m24",
@@ -92,6 +95,9 @@ const CASES: &[&str] = &[
     "psl27wrsym40_random",
     "psl27wrsym100_random",
     "m24wrsym40_random",
+    "psl27wrsym40_beside_psl27wrsym30_random",
+    "alt5wrsym60_beside_alt5wrsym50_random",
+    "sym5wrsym100_beside_sym5wrsym80_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -260,6 +266,14 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
                 .expect("a seed after the case's name");
             (700, random_wreath_in(&PSL_2_7, 100, 3, seed))
         }
+        "psl27wrsym40_beside_psl27wrsym30_random" => (
+            490,
+            random_wreaths_in_beside(&PSL_2_7, 40, &PSL_2_7, 30, 490),
+        ),
+        "alt5wrsym60_beside_alt5wrsym50_random" => {
+            (550, random_wreaths_in_beside(&ALT_5, 60, &ALT_5, 50, 550))
+        }
+        "sym5wrsym100_beside_sym5wrsym80_random" => (900, random_two_wreaths(5, 100, 5, 80, 900)),
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),
@@ -348,6 +362,22 @@ fn random_wreath_beside(b: usize, m: usize, c: usize, count: usize, seed: u64) -
 fn random_two_wreaths(b1: usize, m1: usize, b2: usize, m2: usize, seed: u64) -> Vec<Perm> {
     let second = random_wreath_of(b2, m2, 3, seed + 2);
     beside(&random_wreath_of(b1, m1, 3, seed), b2 * m2, seed, |i, _| {
+        second[i].images().to_vec()
+    })
+}
+
+/// Three random elements of `T1 wr Sym(m1)` beside `T2 wr Sym(m2)` (`T1`, `T2` given by
+/// their generators' images, as for [`random_wreath_in`]), each moving both orbits.
+fn random_wreaths_in_beside(
+    inside1: &[&[u32]],
+    m1: usize,
+    inside2: &[&[u32]],
+    m2: usize,
+    seed: u64,
+) -> Vec<Perm> {
+    let second = random_wreath_in(inside2, m2, 3, seed + 2);
+    let c = second[0].degree();
+    beside(&random_wreath_in(inside1, m1, 3, seed), c, seed, |i, _| {
         second[i].images().to_vec()
     })
 }
