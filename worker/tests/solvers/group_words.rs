@@ -1556,43 +1556,10 @@ fn random_block_wreath_element(
 /// random elements: the kernel on the blocks, `PSL(2,7)^40`, is written block by block from
 /// elements that move one block only. Made as powers of kernel elements, each such element
 /// carried the words of `Sym(40)` on the blocks and the members' words had about 300,000
-/// letters; as powers of short words whose cycles isolate a block, under 100,000. The order
-/// against `168^40 · 40!`, the words multiplied out here, odd permutations (outside `Alt(280)`,
-/// which holds the group) without one.
+/// letters; as powers of short words whose cycles isolate a block, under 100,000.
 #[test]
 fn group_words_wreath_product_of_a_simple_group_over_many_blocks() {
-    let mut rng = ChaCha8Rng::seed_from_u64(7246);
-    let (b, m) = (7usize, 40usize);
-    let d = b * m;
-    let psl = closure(b, &[perm("(4,6)(5,7)", b), perm("(1,2,4)(3,6,5)", b)]);
-    assert_eq!(psl.len(), 168, "PSL(3,2) on the Fano plane's points");
-    let psl: Vec<Perm> = psl.into_iter().map(|e| to_perm(b, e)).collect();
-    let mut relabel: Vec<u32> = (0..d as u32).collect();
-    relabel.shuffle(&mut rng);
-    let random_element =
-        |rng: &mut ChaCha8Rng| random_block_wreath_element(&psl, &[m], &relabel, rng);
-    let gens: Vec<Perm> = (0..3).map(|_| random_element(&mut rng)).collect();
-    let order = num_bigint::BigUint::from(168u32).pow(m as u32) * factorial(m);
-    let (_, words) = words_through_an_action(
-        d,
-        &gens,
-        (order, WordMethod::ActionKernel),
-        0,
-        || unreachable!(),
-        "PSL(2,7) wr Sym(40)",
-    );
-    for _ in 0..3 {
-        let x = random_element(&mut rng);
-        let word = words.word_of(&x).expect("a member");
-        assert_reduced(&word, "PSL(2,7) wr Sym(40)");
-        assert_eq!(multiply_out(&word, &gens, d), x.images());
-        assert!(word.len() < 100_000, "{} letters", word.len());
-        let odd = x.compose(&perm(
-            &format!("({},{})", relabel[0] + 1, relabel[1] + 1),
-            d,
-        ));
-        assert!(words.word_of(&odd).is_none());
-    }
+    check_psl27_wreaths(7246, &[40], 100_000, "PSL(2,7) wr Sym(40)");
 }
 
 /// `PSL(2,7) wr Sym(24)` beside `PSL(2,7) wr Sym(16)` (280 points, each generator moving both
@@ -1600,35 +1567,52 @@ fn group_words_wreath_product_of_a_simple_group_over_many_blocks() {
 /// generators map no block of one orbit to the other). The shortest powers that move one block
 /// all lay on one orbit's blocks, whose conjugates never reach the other's, and the other's
 /// blocks were written with long powers of kernel elements: about 370,000 letters a word.
-/// With the shortest kept per class of blocks, about 40,000. The order against
-/// `168^40 · 24! · 16!`, the words multiplied out here.
+/// With the shortest kept per class of blocks, about 40,000.
 #[test]
 fn group_words_two_orbits_of_blocks_of_a_simple_group() {
-    let mut rng = ChaCha8Rng::seed_from_u64(4419);
-    let (b, orbits) = (7usize, [24usize, 16]);
-    let d = b * orbits.iter().sum::<usize>();
+    let label = "PSL(2,7) wr Sym(24) beside PSL(2,7) wr Sym(16)";
+    check_psl27_wreaths(4419, &[24, 16], 100_000, label);
+}
+
+/// Words through the action on the blocks for three random elements of the product of
+/// `PSL(2,7) wr Sym(m)` over `orbits` (each `m` an orbit of blocks of seven points, `PSL(3,2)`
+/// on the Fano plane's points in each, relabelled at random): the order against
+/// `168^Σm · Π m!`, and for three random members their words multiplied out here, under
+/// `max_letters`, and none for a member times a transposition inside a block (its part there
+/// odd, so outside `PSL(3,2)`).
+fn check_psl27_wreaths(seed: u64, orbits: &[usize], max_letters: u64, label: &str) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let b = 7usize;
+    let blocks: usize = orbits.iter().sum();
+    let d = b * blocks;
     let psl = closure(b, &[perm("(4,6)(5,7)", b), perm("(1,2,4)(3,6,5)", b)]);
+    assert_eq!(psl.len(), 168, "PSL(3,2) on the Fano plane's points");
     let psl: Vec<Perm> = psl.into_iter().map(|e| to_perm(b, e)).collect();
     let mut relabel: Vec<u32> = (0..d as u32).collect();
     relabel.shuffle(&mut rng);
     let random_element =
-        |rng: &mut ChaCha8Rng| random_block_wreath_element(&psl, &orbits, &relabel, rng);
+        |rng: &mut ChaCha8Rng| random_block_wreath_element(&psl, orbits, &relabel, rng);
     let gens: Vec<Perm> = (0..3).map(|_| random_element(&mut rng)).collect();
-    let order = num_bigint::BigUint::from(168u32).pow(40) * factorial(24) * factorial(16);
+    let order = orbits.iter().fold(
+        num_bigint::BigUint::from(168u32).pow(blocks as u32),
+        |order, &m| order * factorial(m),
+    );
     let (_, words) = words_through_an_action(
         d,
         &gens,
         (order, WordMethod::ActionKernel),
         0,
         || unreachable!(),
-        "PSL(2,7) wr Sym(24) beside PSL(2,7) wr Sym(16)",
+        label,
     );
+    let in_a_block = perm(&format!("({},{})", relabel[0] + 1, relabel[1] + 1), d);
     for _ in 0..3 {
         let x = random_element(&mut rng);
         let word = words.word_of(&x).expect("a member");
-        assert_reduced(&word, "PSL(2,7) wr Sym(24) beside PSL(2,7) wr Sym(16)");
-        assert_eq!(multiply_out(&word, &gens, d), x.images());
-        assert!(word.len() < 100_000, "{} letters", word.len());
+        assert_reduced(&word, label);
+        assert_eq!(multiply_out(&word, &gens, d), x.images(), "{label}");
+        assert!(word.len() < max_letters, "{label}: {} letters", word.len());
+        assert!(words.word_of(&x.compose(&in_a_block)).is_none(), "{label}");
     }
 }
 
