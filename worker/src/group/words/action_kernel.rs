@@ -805,10 +805,9 @@ fn choose_actions(
 /// The search for powers that move one part only: as many words as `effort` allows (every
 /// word up to as many letters as keep within them), powers of at most [`MAX_POWER_LETTERS`],
 /// the 16 shortest kept on each class of parts. Effort beyond the default buys shorter seeds
-/// (each member's word holds about three per part): on a product of `PSL(2,7) wr Sym(40)` and
-/// `PSL(2,7) wr Sym(30)` the members' words have about 560,000 letters at the default effort
-/// 5, 285,000 at 30 (144,000 words, 0.45 s more set-up), 140,000 at 100 (480,000 words, 1.9 s
-/// more).
+/// (each member's word holds about three per part): the words bench's `PSL(2,7) wr Sym(40)`
+/// beside `PSL(2,7) wr Sym(30)` has 234,642 letters a word at the default effort 5, 111,451 at
+/// 30 (144,000 words, 0.8 s more set-up); its `PSL(2,7) wr Sym(100)` 363,588 and 216,484.
 fn isolating_search(effort: WordEffort) -> IsolatingSearch {
     let effort = effort.0.max(WordEffort::default().0) as usize;
     IsolatingSearch {

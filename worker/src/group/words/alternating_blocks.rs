@@ -96,6 +96,9 @@ impl AlternatingBlocksWords {
             .filter(|o| o.len() > 1)
             .cloned()
             .collect();
+        if moved.is_empty() {
+            return Ok(None);
+        }
         moved.iter_mut().for_each(|o| o.sort_unstable());
         let degree = group.degree();
         let generators = group.generators().to_vec();

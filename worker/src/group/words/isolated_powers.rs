@@ -74,8 +74,9 @@ pub(super) struct IsolatingSearch {
 /// increasing letters; [`SolveError::Cancelled`] when `ctx` is cancelled.
 ///
 /// # Complexity
-/// `O(d)` per word tried (each word's images made from its prefix's), and `O(d)` per prime of
-/// its order; `O(d · L)` memory for the words' prefixes.
+/// `O(d)` per word tried (each word's images made from its prefix's, its cycles and their
+/// owners), `O(D²)` for its `D` distinct cycle lengths, `O(d log e)` per power kept; the words
+/// of the last, partial length walk their prefixes again. `O(d · L)` memory for the prefixes.
 ///
 /// # Example
 /// Blocks `{0,1} {2,3} {4,5}` and a generator `(0,1)(2,3,4)` of order 6: block 0 owns the
