@@ -420,6 +420,15 @@ mod tests {
         Perm::parse_cycles(text, d).unwrap()
     }
 
+    /// Asserts that `seed` is the permutation of `cycles` (1-based) and that its word multiplies
+    /// out to it.
+    fn assert_seed_is(seed: &Seed, gens: &[Perm], orders: &GeneratorOrders, cycles: &str) {
+        let d = gens[0].degree();
+        let (x, w) = seed.element(gens, orders);
+        assert_eq!(x, perm(cycles, d));
+        assert_eq!(w.evaluate(gens, d), x);
+    }
+
     /// `Sym(2) wr Sym(3)`'s blocks `{0,1} {2,3} {4,5}`.
     fn blocks_of_two() -> Vec<Option<(u32, u32)>> {
         (0..6u32).map(|x| Some((x / 2, x % 2))).collect()
@@ -452,9 +461,7 @@ mod tests {
         assert_eq!(seeds.len(), 2);
         for seed in &seeds {
             assert_eq!(seed.letters(), 3);
-            let (x, w) = seed.element(&gens, &orders);
-            assert_eq!(x, perm("(1,2)", 6));
-            assert_eq!(w.evaluate(&gens, 6), x);
+            assert_seed_is(seed, &gens, &orders, "(1,2)");
         }
     }
 
@@ -497,9 +504,7 @@ mod tests {
         .unwrap();
         assert_eq!(seeds.len(), 1);
         assert_eq!(seeds[0].letters(), 2);
-        let (x, w) = seeds[0].element(&gens, &orders);
-        assert_eq!(x, perm("(1,3)(2,4)(5,7,6)", 9));
-        assert_eq!(w.evaluate(&gens, 9), x);
+        assert_seed_is(&seeds[0], &gens, &orders, "(1,3)(2,4)(5,7,6)");
     }
 
     #[test]
@@ -587,9 +592,7 @@ mod tests {
         assert!(seeds(5).is_empty());
         let found = seeds(6);
         assert_eq!(found.len(), 1);
-        let (x, w) = found[0].element(&gens, &unknown);
-        assert_eq!(x, perm("(1,2)", 8));
-        assert_eq!(w.evaluate(&gens, 8), x);
+        assert_seed_is(&found[0], &gens, &unknown, "(1,2)");
         assert!(seeds(16).len() > 1);
     }
 
