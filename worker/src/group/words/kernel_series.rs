@@ -292,10 +292,11 @@ impl KernelSeriesWords {
         &self.parts
     }
 
-    /// Whether `K_2` could be taken part by part: every part has at most 255 points and some
+    /// Whether `K_2` could be taken part by part: every part has at most 65,535 points and some
     /// part five or more (below five points `K_2` is elementary abelian).
     pub(super) fn parts_may_hold_a_product(&self) -> bool {
-        self.parts.iter().all(|p| p.len() <= 255) && self.parts.iter().any(|p| p.len() >= 5)
+        self.parts.iter().all(|p| p.len() <= usize::from(u16::MAX))
+            && self.parts.iter().any(|p| p.len() >= 5)
     }
 
     /// A lower bound on the order of the group the elements found generate, `2^s · 3^t · p^r`

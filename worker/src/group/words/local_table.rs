@@ -1,11 +1,11 @@
-//! [`LocalTable`]: a small group acting on one part of the points (at most 255 of them), kept as
-//! the list of its elements, each a [`Local`] (the images of the part's indices, as bytes), with
+//! [`LocalTable`]: a small group acting on one part of the points (at most 65,535 of them), kept as
+//! the list of its elements, each a [`Local`] (the images of the part's indices, as 16-bit numbers), with
 //! a breadth-first path to each from the identity. The part products' tables
 //! (`part_product`) and the parts' series (`part_series`) are made of these.
 //!
 //! # Complexity
 //! The table of a group of `t` elements on `b` points from `s` steps: `O(t · s · b)` time,
-//! about `t · (2b + 72)` bytes ([`LocalTable::bytes`]). A product or an inverse: `O(b)`.
+//! about `t · (4b + 72)` bytes ([`LocalTable::bytes`]). A product or an inverse: `O(b)`.
 //!
 //! # Reference
 //! Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §3.1 (orbit algorithms:
@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use crate::group::Perm;
 
 /// A permutation of one part: the positions in the part of its points' images.
-pub(super) type Local = Box<[u8]>;
+pub(super) type Local = Box<[u16]>;
 
 /// The restriction of `x` to `part` (sorted or not; `position[y]` is `(part, index in it)` for
 /// the parts' points), `None` when `x` maps a point of the part outside it.
@@ -28,27 +28,27 @@ pub(super) fn restriction(
     let home = position[*part.first()? as usize]?.0;
     part.iter()
         .map(|&p| match position[x.image(p) as usize] {
-            Some((q, i)) if q == home => Some(i as u8),
+            Some((q, i)) if q == home => Some(i as u16),
             _ => None,
         })
         .collect()
 }
 
 /// `a` then `b`.
-pub(super) fn then(a: &[u8], b: &[u8]) -> Local {
+pub(super) fn then(a: &[u16], b: &[u16]) -> Local {
     a.iter().map(|&i| b[i as usize]).collect()
 }
 
-pub(super) fn inverse(a: &[u8]) -> Local {
-    let mut out = vec![0u8; a.len()];
+pub(super) fn inverse(a: &[u16]) -> Local {
+    let mut out = vec![0u16; a.len()];
     for (i, &y) in a.iter().enumerate() {
-        out[y as usize] = i as u8;
+        out[y as usize] = i as u16;
     }
     out.into_boxed_slice()
 }
 
 /// `a` as a permutation of the part's indices.
-pub(super) fn as_perm(a: &[u8]) -> Perm {
+pub(super) fn as_perm(a: &[u16]) -> Perm {
     Perm::from_images_unchecked(a.iter().map(|&y| u32::from(y)).collect())
 }
 
@@ -68,7 +68,7 @@ impl LocalTable {
     ///
     /// Complexity: `O(t · s · b)` for `t` elements and `s` steps.
     pub(super) fn generated(b: usize, steps: &[Local], limit: usize) -> Option<LocalTable> {
-        let identity: Local = (0..b).map(|i| i as u8).collect();
+        let identity: Local = (0..b).map(|i| i as u16).collect();
         let mut table = LocalTable {
             elements: vec![identity.clone()],
             number: HashMap::from([(identity, 0)]),
@@ -98,7 +98,7 @@ impl LocalTable {
     }
 
     /// The number of `a`, `None` when it is not in the group.
-    pub(super) fn number(&self, a: &[u8]) -> Option<u32> {
+    pub(super) fn number(&self, a: &[u16]) -> Option<u32> {
         self.number.get(a).copied()
     }
 
@@ -128,7 +128,7 @@ impl LocalTable {
     /// map slot and step.
     pub(super) fn bytes(&self) -> u64 {
         let b = self.elements.first().map_or(0, |e| e.len()) as u64;
-        self.len() as u64 * (2 * b + 72)
+        self.len() as u64 * (4 * b + 72)
     }
 }
 
@@ -162,7 +162,7 @@ mod tests {
         let swap = Perm::from_images(vec![1, 0, 3, 2], "test").unwrap();
         assert_eq!(
             restriction(&swap, &[2, 3], &position).as_deref(),
-            Some(&[1u8, 0][..])
+            Some(&[1u16, 0][..])
         );
         let across = Perm::from_images(vec![0, 2, 1, 3], "test").unwrap();
         assert_eq!(restriction(&across, &[0, 1], &position), None);

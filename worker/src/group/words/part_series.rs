@@ -49,7 +49,8 @@ use super::local_table::{Local, LocalTable, restriction};
 /// held at once, so each is kept small).
 pub(super) const MAX_SERIES_GROUP: usize = 5_040;
 
-/// Most points of a part (its restrictions are kept as bytes).
+/// Most points of a part (its layers' primes, which divide the order of a group on its points,
+/// are kept as bytes).
 const MAX_SERIES_POINTS: usize = 255;
 
 /// One level of a part's series: `A_i / A_{i+1}` over `GF(prime)`.
