@@ -699,8 +699,8 @@ impl Candidate {
 /// The actions to write words through, in the order to try them, each with the parts its
 /// kernel maps onto themselves: for a transitive group its action on minimal blocks (or, for a
 /// primitive one, on invariant lines; none when it has neither); for an intransitive one its
-/// actions on its [`ORBITS_TRIED`] largest orbits, the largest image first (only the first
-/// whose image is the whole group: its kernel is trivial). An orbit whose image is largest can
+/// actions on its [`ORBITS_TRIED`] largest orbits, giant images last and otherwise the largest
+/// image first (only the first whose image is the whole group: its kernel is trivial). An orbit whose image is largest can
 /// leave a kernel the series cannot take (`AGL(6,3) × Sym(200)`, each generator moving both
 /// orbits: through `Sym(200)` the kernel is `AGL(6,3)`, not solvable; through `AGL(6,3)` it is
 /// `Sym(200)`, a part with its alternating group), so the others follow.
@@ -771,22 +771,29 @@ fn choose_actions(
         }
         Action::Orbit { points, slot }
     };
-    // The images' orders (each image dropped once its order is known).
-    let mut orders: Vec<(BigUint, usize)> = Vec::new();
+    // The images' orders and whether each is a giant (each image dropped once its order is
+    // known).
+    let mut orders: Vec<(bool, BigUint, usize)> = Vec::new();
     for (i, orbit) in orbits.iter().take(ORBITS_TRIED).enumerate() {
         let order = image_group(&on_orbit(orbit), generators, ctx, limits)?.order();
         if order == group.order() {
-            orders = vec![(order, i)];
+            orders = vec![(false, order, i)];
             break;
         }
-        orders.push((order, i));
+        let factorial: BigUint = (2..=orbit.len() as u64).product();
+        let giant = orbit.len() >= 5 && (order == factorial || &order * 2u32 == factorial);
+        orders.push((giant, order, i));
     }
-    // The largest image first; ties in the order of the orbits (largest first).
-    orders.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Giant images last: through the other orbits the kernel holds the giant's alternating
+    // group, a part written by the giants' 3-cycles, while through the giant the kernel is the
+    // rest, whatever it is (`Sym(4) wr Sym(40)` beside `Sym(100)`: through `Sym(100)` the
+    // kernel is the wreath product, its words in long kernel elements). Then the largest image
+    // first; ties in the order of the orbits (largest first).
+    orders.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
     // The kernel acts on the other orbits: their signs first.
     Ok(orders
         .into_iter()
-        .map(|(_, chosen)| {
+        .map(|(_, _, chosen)| {
             let parts = orbits
                 .iter()
                 .enumerate()
