@@ -108,12 +108,25 @@ pub(crate) fn moved(t: &[u32]) -> Vec<u32> {
 ///
 /// Complexity: `O(n)`.
 pub(crate) fn commutator_with_conjugate(x: &[u32], h: &[u32]) -> Vec<u32> {
-    let (x_inv, h_inv) = (invert(x), invert(h));
-    // y = h⁻¹xh maps h(p) to h(x(p)).
-    let y: Vec<u32> = (0..x.len())
+    commutator(x, &conjugate(x, h))
+}
+
+/// `x^h = h⁻¹xh`, as images: it maps `h(p)` to `h(x(p))`.
+///
+/// Complexity: `O(n)`.
+pub(crate) fn conjugate(x: &[u32], h: &[u32]) -> Vec<u32> {
+    let h_inv = invert(h);
+    (0..x.len())
         .map(|p| h[x[h_inv[p] as usize] as usize])
-        .collect();
-    let y_inv = invert(&y);
+        .collect()
+}
+
+/// `[x, y] = x⁻¹y⁻¹xy`, as images (products left to right). Two permutations whose supports
+/// meet in exactly one point have a 3-cycle as their commutator.
+///
+/// Complexity: `O(n)`.
+pub(crate) fn commutator(x: &[u32], y: &[u32]) -> Vec<u32> {
+    let (x_inv, y_inv) = (invert(x), invert(y));
     (0..x.len())
         .map(|p| y[x[y_inv[x_inv[p] as usize] as usize] as usize])
         .collect()
@@ -138,6 +151,36 @@ mod tests {
         let mut found = small_support_powers(&[3, 4, 7], 4);
         found.sort_unstable();
         assert_eq!(found, vec![(28, 3), (42, 4)]);
+    }
+
+    #[test]
+    fn commutators_and_conjugates_are_the_products_they_name() {
+        use crate::group::Perm;
+        use rand::SeedableRng;
+        use rand::seq::SliceRandom;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        let mut random = || {
+            let mut images: Vec<u32> = (0..9).collect();
+            images.shuffle(&mut rng);
+            Perm::from_images(images, "test").unwrap()
+        };
+        for _ in 0..50 {
+            let (x, y) = (random(), random());
+            let conjugate_by_product = y.inverse().compose(&x).compose(&y);
+            assert_eq!(
+                conjugate(x.images(), y.images()),
+                conjugate_by_product.images()
+            );
+            let commutator_by_product = x.inverse().compose(&y.inverse()).compose(&x).compose(&y);
+            assert_eq!(
+                commutator(x.images(), y.images()),
+                commutator_by_product.images()
+            );
+        }
+        // Supports meeting in one point: (0 1 2) and (2 3 4) give a 3-cycle.
+        let x = [1, 2, 0, 3, 4];
+        let y = [0, 1, 3, 4, 2];
+        assert_eq!(moved(&commutator(&x, &y)).len(), 3);
     }
 
     #[test]

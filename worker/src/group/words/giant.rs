@@ -42,7 +42,7 @@ use super::super::perm::Perm;
 use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
 use super::moved_points::MovedPoints;
-use super::three_cycle::{Role, Walker, short_three_cycle};
+use super::three_cycle::{Role, Walker, commutator_of_sides, short_three_cycle};
 use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
@@ -63,6 +63,33 @@ struct Shape<'a> {
     giant: Giant,
     blocks: Option<&'a [Vec<u32>]>,
     free: &'a [Vec<u32>],
+}
+
+/// The points of `all` (inner numbering) outside `orbit` split into two sides of whole orbits
+/// of `group`, about equal in points (each side's mask, `true` for its points), or `None` when
+/// they lie in fewer than two orbits.
+///
+/// Complexity: `O(d)`.
+fn two_sides(group: &PermGroup, orbit: &[u32], all: &MovedPoints) -> Option<[Vec<bool>; 2]> {
+    let mut others: Vec<&Vec<u32>> = group
+        .orbits_ref()
+        .iter()
+        .filter(|o| o.len() > 1 && orbit.binary_search(&o[0]).is_err())
+        .collect();
+    if others.len() < 2 {
+        return None;
+    }
+    others.sort_by_key(|o| std::cmp::Reverse(o.len()));
+    let mut sides = [vec![false; all.len()], vec![false; all.len()]];
+    let mut sizes = [0usize; 2];
+    for other in others {
+        let side = usize::from(sizes[1] < sizes[0]);
+        sizes[side] += other.len();
+        other
+            .iter()
+            .for_each(|&x| sides[side][all.inner(x) as usize] = true);
+    }
+    Some(sides)
 }
 
 /// Which giant a group is on the points it moves.
@@ -520,7 +547,7 @@ impl GiantWords {
                 orders: &orders,
                 m: all_moved.len(),
             };
-            let found = short_three_cycle(
+            let mut found = short_three_cycle(
                 &walker,
                 Some(&roles),
                 effort,
@@ -528,6 +555,36 @@ impl GiantWords {
                 ctx,
                 &charge_letters,
             )?;
+            // Fixing two or more other orbits: perhaps shorter as a commutator of two 3-cycles
+            // each fixing one side of them (see `commutator_of_sides`).
+            if free.is_empty()
+                && let Some([one, other]) = two_sides(group, orbit, &all_moved)
+            {
+                let mut on_side = |fixed: &[bool]| {
+                    let roles: Vec<Role> = roles
+                        .iter()
+                        .zip(fixed)
+                        .map(|(&role, &fixed)| match role {
+                            Role::Fixed if !fixed => Role::Free(0),
+                            role => role,
+                        })
+                        .collect();
+                    short_three_cycle(
+                        &walker,
+                        Some(&roles),
+                        effort,
+                        &mut rng,
+                        ctx,
+                        &charge_letters,
+                    )
+                };
+                let (x, y) = (on_side(&one)?, on_side(&other)?);
+                if let Some(c) = commutator_of_sides(&walker, &x, &y, &mut rng)
+                    && c.word.len() < found.word.len()
+                {
+                    found = c;
+                }
+            }
             let rest = rest_points.map(|rest_points| {
                 let base: Box<[u32]> = rest_points
                     .points()

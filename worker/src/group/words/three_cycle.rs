@@ -25,6 +25,11 @@
 //! the blocks of later orbits (their alternating groups written after it): then the element must
 //! map each block onto itself, so `K` also kills the cycles of the walk's permutation of them.
 //!
+//! **Two sides.** A 3-cycle that must fix two or more other orbits costs a power killing the
+//! cycles of all of them; the commutator of two 3-cycles, each fixing one side of those orbits
+//! and free on the other, fixes both sides and is often shorter ([`commutator_of_sides`]; the
+//! caller keeps the shorter).
+//!
 //! The walks are drawn until a base element is found and then for a while longer
 //! (`effort`-scaled), keeping the one with the fewest letters after free reduction. Every
 //! candidate is computed and checked (moved points exactly three, in the wanted orbit), so the
@@ -51,7 +56,7 @@ use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::perm::{cycle_lengths_into, cycle_lengths_of_unseen};
 use crate::group::small_support_powers::{
-    commutator_with_conjugate, moved, power, small_support_powers,
+    commutator, commutator_with_conjugate, conjugate, moved, power, small_support_powers,
 };
 
 /// Random words drawn after the first base element is found, to find a shorter one, per moved
@@ -249,7 +254,7 @@ impl Walker<'_> {
         if support.len() < 2 || support.len() > max_support {
             return None;
         }
-        let g = self.one_point_conjugator(&support, wanted, rng)?;
+        let g = self.one_point_conjugator(&support, &support, wanted, rng)?;
         let c = commutator_with_conjugate(&x, &g.perm);
         let c_support = bound(&c);
         let free_ok = roles.is_none_or(|r| even_on_free_parts(&c, r));
@@ -294,15 +299,16 @@ impl Walker<'_> {
     }
 
     /// The shortest walk prefix found (over a few walks) that maps `support` onto a set meeting
-    /// it in exactly one point, a wanted one.
+    /// `onto` in exactly one point, a wanted one.
     fn one_point_conjugator(
         &self,
         support: &[u32],
+        onto: &[u32],
         wanted: impl Fn(u32) -> bool,
         rng: &mut ChaCha8Rng,
     ) -> Option<Walk> {
         let mut inside = vec![false; self.m];
-        support.iter().for_each(|&p| inside[p as usize] = true);
+        onto.iter().for_each(|&p| inside[p as usize] = true);
         let max_len = 2 * (usize::BITS - self.m.leading_zeros()) as usize + 4;
         let mut best: Option<Walk> = None;
         for _ in 0..CONJUGATOR_WALKS {
@@ -333,6 +339,46 @@ impl Walker<'_> {
         }
         best
     }
+}
+
+/// A 3-cycle fixing every other point, from two 3-cycles `x` and `y` on the same points (of
+/// the walker's), each fixing one side of the other points and free on the other side (see
+/// [`Role::Free`]): for a short word `g` mapping `y`'s 3-cycle onto points meeting `x`'s in
+/// exactly one, `[x, y^g]` is a 3-cycle (two permutations whose supports meet in one point),
+/// the identity on `x`'s fixed side (there `x` is) and on `y`'s (there `y^g` is: conjugation
+/// maps each orbit onto itself). It costs `2|x| + 2|y| + 4|g|` letters where one power fixing
+/// both sides must kill the cycles of both: on three orbits often several times that. `None`
+/// when the walks find no `g`.
+///
+/// Complexity: `O(W · m)` for the walks looking for `g`, `O(m)` for the commutator.
+pub(super) fn commutator_of_sides(
+    walker: &Walker,
+    x: &ThreeCycle,
+    y: &ThreeCycle,
+    rng: &mut ChaCha8Rng,
+) -> Option<ThreeCycle> {
+    let in_x = |p: u32| x.points.contains(&p);
+    let g = walker.one_point_conjugator(&y.points, &x.points, in_x, rng)?;
+    let perm = commutator(&x.perm, &conjugate(&y.perm, &g.perm));
+    let support = moved(&perm);
+    if support.len() != 3 {
+        return None;
+    }
+    let orders = walker.orders;
+    let mut y_g = Word::identity();
+    y_g.append_inverse(&g.word, orders);
+    y_g.append(&y.word, orders);
+    y_g.append(&g.word, orders);
+    let mut word = Word::identity();
+    word.append_inverse(&x.word, orders);
+    word.append_inverse(&y_g, orders);
+    word.append(&x.word, orders);
+    word.append(&y_g, orders);
+    Some(ThreeCycle {
+        points: cycle_order(&perm, support[0]),
+        word,
+        perm,
+    })
 }
 
 /// The free parts of [`Role::Free`]: one point of each, to follow the walk's permutation of
