@@ -86,6 +86,9 @@ const CASES: &[&str] = &[
     "sym4wrsym100_beside_sym3wrsym100_random",
     "sym2wrsym250_beside_sym500_random",
     "sym30wrsym4_beside_sym20wrsym5_random",
+    "sym4wrsym40_beside_sym100_random",
+    "sym4wrsym100_beside_sym300_random",
+    "sym20wrsym20_beside_sym200_beside_sym300_random",
     "sym50wrsym10_beside_sym25wrsym20_random",
     "d5wrsym40_random",
     "d5wrsym100_random",
@@ -240,6 +243,12 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "sym4wrsym100_beside_sym3wrsym100_random" => (700, random_two_wreaths(4, 100, 3, 100, 700)),
         "sym2wrsym250_beside_sym500_random" => (1000, random_two_wreaths(2, 250, 500, 1, 1000)),
         "sym30wrsym4_beside_sym20wrsym5_random" => (220, random_two_wreaths(30, 4, 20, 5, 220)),
+        "sym4wrsym40_beside_sym100_random" => (260, random_wreath_beside(4, 40, 100, 3, 260)),
+        "sym4wrsym100_beside_sym300_random" => (700, random_wreath_beside(4, 100, 300, 3, 700)),
+        "sym20wrsym20_beside_sym200_beside_sym300_random" => {
+            let two = random_two_wreaths(20, 20, 200, 1, 900);
+            (900, beside(&two, 300, 901, |_, rng| shuffled(300, rng)))
+        }
         "sym50wrsym10_beside_sym25wrsym20_random" => {
             (1000, random_two_wreaths(50, 10, 25, 20, 1001))
         }

@@ -699,11 +699,12 @@ impl Candidate {
 /// The actions to write words through, in the order to try them, each with the parts its
 /// kernel maps onto themselves: for a transitive group its action on minimal blocks (or, for a
 /// primitive one, on invariant lines; none when it has neither); for an intransitive one its
-/// actions on its [`ORBITS_TRIED`] largest orbits, giant images last and otherwise the largest
-/// image first (only the first whose image is the whole group: its kernel is trivial). An orbit whose image is largest can
-/// leave a kernel the series cannot take (`AGL(6,3) × Sym(200)`, each generator moving both
-/// orbits: through `Sym(200)` the kernel is `AGL(6,3)`, not solvable; through `AGL(6,3)` it is
-/// `Sym(200)`, a part with its alternating group), so the others follow.
+/// actions on its [`ORBITS_TRIED`] largest orbits (only the first whose image is the whole
+/// group: its kernel is trivial), giant images last, the others the largest image first.
+/// Through a giant the kernel is the rest of the group, which the series may not take
+/// (`AGL(6,3) × Sym(200)`, each generator moving both orbits: through `Sym(200)` the kernel is
+/// `AGL(6,3)`, not solvable; through `AGL(6,3)` it is `Sym(200)`, a part with its alternating
+/// group); any kernel may be declined, so the others follow.
 fn choose_actions(
     group: &PermGroup,
     generators: &[Perm],

@@ -259,8 +259,7 @@ type BlocksByOrbit = (AlternatingBlocks, Vec<Vec<Vec<u32>>>);
 /// The minimal blocks of each of `orbits` (each increasing; a primitive orbit is one block),
 /// grouped by orbit, with the generators' action on all their orientations; `None` when an
 /// orbit's blocks have fewer than [`MIN_BLOCK_ON_SEVERAL_ORBITS`] points or every orbit is
-/// primitive. Whether the group
-/// contains their alternating groups is for its order to tell.
+/// primitive. Whether the group contains their alternating groups is for its order to tell.
 ///
 /// # Errors
 /// [`SolveError::Cancelled`].

@@ -18,8 +18,8 @@
 //! of every orbit, and for `Sym(500) × Sym(500)` from two random elements about 18,000 letters
 //! against about 1,900 for one orbit alone (with three orbits or more it may also be the
 //! commutator of two 3-cycles each fixing some of the others, whichever is shorter:
-//! [`super::three_cycle::commutator_of_sides`]). So each earlier orbit's 3-cycle need only fix the
-//! orbits before it, and may act on the later ones by an even permutation
+//! [`super::three_cycle::commutator_of_sides`]). So each earlier orbit's 3-cycle need only fix
+//! the orbits before it, and may act on the later ones by an even permutation
 //! ([`GiantWords::on_orbit_before`]): the word `P_i` of `z`'s restriction to orbit `i` then
 //! moves the later orbits too, and the later orbits write `P_i⁻¹ · z`, which is the identity on
 //! orbits `1..=i` and even on the others. The last orbit is the one whose 3-cycle fixing all

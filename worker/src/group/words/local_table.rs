@@ -1,6 +1,6 @@
-//! [`LocalTable`]: a small group acting on one part of the points (at most 65,535 of them), kept as
-//! the list of its elements, each a [`Local`] (the images of the part's indices, as 16-bit numbers), with
-//! a breadth-first path to each from the identity. The part products' tables
+//! [`LocalTable`]: a small group acting on one part of the points (at most 65,535 of them),
+//! kept as the list of its elements, each a [`Local`] (the images of the part's indices, as
+//! 16-bit numbers), with a breadth-first path to each from the identity. The part products' tables
 //! (`part_product`) and the parts' series (`part_series`) are made of these.
 //!
 //! # Complexity
