@@ -1337,21 +1337,9 @@ fn group_words_giant_orbit_beside_a_wreath_orbit_of_small_blocks() {
         let group = crate::group_wreath_products::build(d, gens.clone());
         let words = words_for(&group, 1);
         assert_eq!(words.method(), WordMethod::ActionKernel);
-        let mut members = 0;
-        for _ in 0..8 {
-            let x = product.random(&mut rng).0;
-            if !group.contains(&x) {
-                assert!(words.word_of(&x).is_none(), "a non-member");
-                continue;
-            }
-            let word = words
-                .word_of_at_most(&x, max_letters)
-                .expect("within the letters asked")
-                .expect("a member");
-            assert_reduced(&word, "a member");
-            assert_eq!(multiply_out(&word, &gens, d), x.images());
-            members += 1;
-        }
+        let members = check_random_members(&words, &group, &gens, 8, max_letters, || {
+            product.random(&mut rng).0
+        });
         assert!(members >= 2, "{members} members of 8");
     }
 }
@@ -1381,21 +1369,7 @@ fn group_words_three_orbits_last_three_cycle_from_two_sides() {
     let group = crate::group_wreath_products::build(d, gens.clone());
     let words = words_for(&group, 1);
     assert_eq!(words.method(), WordMethod::AlternatingBlocks);
-    let mut members = 0;
-    for _ in 0..8 {
-        let x = random(&mut rng);
-        if !group.contains(&x) {
-            assert!(words.word_of(&x).is_none(), "a non-member");
-            continue;
-        }
-        let word = words
-            .word_of_at_most(&x, 1_000_000)
-            .expect("within a million letters")
-            .expect("a member");
-        assert_reduced(&word, "a member");
-        assert_eq!(multiply_out(&word, &gens, d), x.images());
-        members += 1;
-    }
+    let members = check_random_members(&words, &group, &gens, 8, 1_000_000, || random(&mut rng));
     assert!(members >= 2, "{members} members of 8");
 }
 
@@ -1455,22 +1429,37 @@ fn check_two_wreath_products(
     let group = crate::group_wreath_products::build(d, gens.clone());
     let words = words_for(&group, 1);
     assert_eq!(words.method(), method);
+    let members = check_random_members(&words, &group, &gens, 12, max_letters, || random(&mut rng));
+    assert!(members >= least_members, "{members} members of 12");
+}
+
+/// Of `tries` elements drawn by `random`, the members of `group` (its stabiliser chain's
+/// membership test, the oracle) get reduced words of at most `max_letters` that multiply out to
+/// them in `gens`, the others none. Returns how many were members.
+fn check_random_members(
+    words: &GroupWords,
+    group: &PermGroup,
+    gens: &[Perm],
+    tries: usize,
+    max_letters: u64,
+    mut random: impl FnMut() -> Perm,
+) -> usize {
     let mut members = 0;
-    for _ in 0..12 {
-        let x = random(&mut rng);
+    for _ in 0..tries {
+        let x = random();
         if !group.contains(&x) {
             assert!(words.word_of(&x).is_none(), "a non-member");
-        } else {
-            let word = words
-                .word_of_at_most(&x, max_letters)
-                .expect("within the letters asked")
-                .expect("a member");
-            assert_reduced(&word, "a member");
-            assert_eq!(multiply_out(&word, &gens, d), x.images());
-            members += 1;
+            continue;
         }
+        let word = words
+            .word_of_at_most(&x, max_letters)
+            .expect("within the letters asked")
+            .expect("a member");
+        assert_reduced(&word, "a member");
+        assert_eq!(multiply_out(&word, gens, x.degree()), x.images());
+        members += 1;
     }
-    assert!(members >= least_members, "{members} members of 12");
+    members
 }
 
 /// `D_5 wr C_2 wr C_2 wr Sym(20)` (400 points: 20 blocks of 20, each two of 10, each two of 5

@@ -547,38 +547,28 @@ impl GiantWords {
                 orders: &orders,
                 m: all_moved.len(),
             };
-            let mut found = short_three_cycle(
-                &walker,
-                Some(&roles),
-                effort,
-                &mut rng,
-                ctx,
-                &charge_letters,
-            )?;
+            let search = |roles: &[Role], rng: &mut ChaCha8Rng| {
+                short_three_cycle(&walker, Some(roles), effort, rng, ctx, &charge_letters)
+            };
+            let mut found = search(&roles, &mut rng)?;
             // Fixing two or more other orbits: perhaps shorter as a commutator of two 3-cycles
             // each fixing one side of them (see `commutator_of_sides`).
             if free.is_empty()
                 && let Some([one, other]) = two_sides(group, orbit, &all_moved)
             {
-                let mut on_side = |fixed: &[bool]| {
-                    let roles: Vec<Role> = roles
+                // The other side's fixed points become free.
+                let fixing = |side: &[bool]| -> Vec<Role> {
+                    roles
                         .iter()
-                        .zip(fixed)
-                        .map(|(&role, &fixed)| match role {
-                            Role::Fixed if !fixed => Role::Free(0),
+                        .zip(side)
+                        .map(|(&role, &on_side)| match role {
+                            Role::Fixed if !on_side => Role::Free(0),
                             role => role,
                         })
-                        .collect();
-                    short_three_cycle(
-                        &walker,
-                        Some(&roles),
-                        effort,
-                        &mut rng,
-                        ctx,
-                        &charge_letters,
-                    )
+                        .collect()
                 };
-                let (x, y) = (on_side(&one)?, on_side(&other)?);
+                let x = search(&fixing(&one), &mut rng)?;
+                let y = search(&fixing(&other), &mut rng)?;
                 if let Some(c) = commutator_of_sides(&walker, &x, &y, &mut rng)
                     && c.word.len() < found.word.len()
                 {
