@@ -1353,10 +1353,35 @@ fn group_words_giant_orbit_beside_a_wreath_orbit_of_small_blocks() {
 /// words 755,880 to 791,540). The group's membership test is the oracle.
 #[test]
 fn group_words_three_orbits_last_three_cycle_from_two_sides() {
-    let mut rng = ChaCha8Rng::seed_from_u64(6034);
-    let factors = [(20, 10), (100, 1), (120, 1)]
-        .map(|(b, m)| crate::group_wreath_products::Blocks::new(b, m, &mut rng));
-    let d = 420;
+    let factors = [(20, 10), (100, 1), (120, 1)];
+    check_three_wreath_products(6034, factors, WordMethod::AlternatingBlocks, 8, 1_000_000);
+}
+
+/// `Sym(4) wr Sym(20)` beside `Sym(60)` beside `Sym(80)` (220 points, three random elements
+/// each moving every orbit): through the wreath orbit the kernel is `Alt(60) × Alt(80)` (up to
+/// signs), two parts that are whole orbits. Each was written with a 3-cycle fixing every other
+/// orbit (301,501 to 323,985 letters a word); now one after the other, the first with a 3-cycle
+/// free on the second (143,487 to 153,947). The group's membership test is the oracle.
+#[test]
+fn group_words_two_giant_orbits_in_the_kernel_one_after_another() {
+    let factors = [(4, 20), (60, 1), (80, 1)];
+    check_three_wreath_products(6035, factors, WordMethod::ActionKernel, 24, 200_000);
+}
+
+/// Words by `method` for three random elements of the product of three `Sym(b) wr Sym(m)`
+/// (`factors`; `Sym(b)` for `m = 1`), each moving every orbit: of `tries` random elements of the
+/// product, at least two are members (see [`check_random_members`], words of at most
+/// `max_letters`).
+fn check_three_wreath_products(
+    seed: u64,
+    factors: [(usize, usize); 3],
+    method: WordMethod,
+    tries: usize,
+    max_letters: u64,
+) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let d = factors.iter().map(|&(b, m)| b * m).sum();
+    let factors = factors.map(|(b, m)| crate::group_wreath_products::Blocks::new(b, m, &mut rng));
     let random = |rng: &mut ChaCha8Rng| {
         let mut images = Vec::with_capacity(d);
         for factor in &factors {
@@ -1368,9 +1393,11 @@ fn group_words_three_orbits_last_three_cycle_from_two_sides() {
     let gens: Vec<Perm> = (0..3).map(|_| random(&mut rng)).collect();
     let group = crate::group_wreath_products::build(d, gens.clone());
     let words = words_for(&group, 1);
-    assert_eq!(words.method(), WordMethod::AlternatingBlocks);
-    let members = check_random_members(&words, &group, &gens, 8, 1_000_000, || random(&mut rng));
-    assert!(members >= 2, "{members} members of 8");
+    assert_eq!(words.method(), method);
+    let members = check_random_members(&words, &group, &gens, tries, max_letters, || {
+        random(&mut rng)
+    });
+    assert!(members >= 2, "{members} members of {tries}");
 }
 
 /// `Sym(4) wr Sym(40)` on 160 points beside `Sym(3) wr Sym(40)` on 120 more, from three random

@@ -273,8 +273,10 @@ impl PartProductWords {
     /// (whose kernel this product is the bottom of), covering each orbit they meet, per orbit
     /// conjugates of a 3-cycle of `group` in its own generators ([`GiantWords::on_blocks`]; each
     /// orbit but the last with a 3-cycle free on the later orbits' blocks,
-    /// [`GiantWords::on_blocks_before`], in the order of [`in_writing_order`]);
-    /// else, for a part that is a whole orbit of `group`
+    /// [`GiantWords::on_blocks_before`], in the order of [`in_writing_order`]; a part that is a
+    /// whole orbit is one block there when the parts lie in several orbits, so its 3-cycle may
+    /// be free on the later ones rather than fix them all);
+    /// else, for a lone part that is a whole orbit of `group`
     /// with its alternating group there (of as many points), conjugates of a 3-cycle of `group`
     /// that is the identity off that orbit ([`GiantWords::on_orbit`]), and for any other part its
     /// words in the part's elements.
@@ -436,8 +438,9 @@ impl PartProductWords {
 
     /// The parts grouped by the orbit of `group` they lie in, when every part's group is the
     /// alternating group of the part (of at least [`BLOCK_GIANTS_FROM`] points) and the parts in
-    /// each orbit, two or more, cover it (so they are blocks of it: `group` maps each part onto
-    /// a part); `None` otherwise.
+    /// each orbit, two or more (or one, a whole orbit, when the parts lie in several orbits),
+    /// cover it (so they are blocks of it: `group` maps each part onto a part); `None`
+    /// otherwise.
     fn alternating_blocks_by_orbit(&self, group: &PermGroup) -> Option<Vec<Vec<Vec<u32>>>> {
         let alternating = |part: &[u32], table: &PartTable| {
             table
@@ -464,10 +467,12 @@ impl PartProductWords {
                 None => by_orbit.push((orbit, vec![part.clone()])),
             }
         }
-        // A part that is a whole orbit is written on its own (see `finish`).
+        // A lone part that is a whole orbit is written on its own (see `finish`); several
+        // orbits, whole or in blocks, one after another.
+        let several = by_orbit.len() >= 2;
         let covers = |(orbit, blocks): &(usize, Vec<Vec<u32>>)| {
             let size = blocks[0].len();
-            blocks.len() >= 2
+            (several || blocks.len() >= 2)
                 && blocks.iter().all(|b| b.len() == size)
                 && size * blocks.len() == group.orbits_ref()[*orbit].len()
         };
