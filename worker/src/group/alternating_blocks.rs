@@ -56,6 +56,7 @@ use super::perm::{Perm, cycle_lengths_into};
 use super::product_replacement::ProductReplacement;
 use super::small_support_powers::{commutator_with_conjugate, moved, power, small_support_powers};
 use crate::context::SolveContext;
+use crate::counting::arith::factorial;
 use crate::error::SolveError;
 
 /// Smallest block: `Alt(m)` contains a 3-cycle from `m = 3` on.
@@ -140,8 +141,7 @@ impl AlternatingBlocks {
         sizes.sort_unstable();
         let mut order = orientations_order.clone();
         for run in sizes.chunk_by(|a, b| a == b) {
-            let half_factorial: BigUint = (3..=run[0] as u64).product();
-            order *= half_factorial.pow(run.len() as u32);
+            order *= (factorial(run[0] as u64) / 2u32).pow(run.len() as u32);
         }
         order
     }

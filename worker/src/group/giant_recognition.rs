@@ -23,10 +23,13 @@
 //! Reference: Seress, *Permutation Group Algorithms* (2003), §10.2 (giant recognition, Theorem
 //! 10.2.1 and Lemma 10.2.3); Jordan (1873); GAP's `IsNaturalSymmetricGroup`.
 
+use num_bigint::BigUint;
+
 use super::orbits::orbit_of_point;
 use super::perm::Perm;
 use super::product_replacement::ProductReplacement;
 use crate::context::SolveContext;
+use crate::counting::arith::factorial;
 use crate::error::SolveError;
 
 /// Which giant a group was proven to be.
@@ -34,6 +37,22 @@ use crate::error::SolveError;
 pub(crate) enum Giant {
     Symmetric,
     Alternating,
+}
+
+impl Giant {
+    /// Which giant a group acting transitively on `points` points is, by its order: `Sym` for
+    /// `points!`, `Alt` for `points!/2` (for fewer than three points the two coincide or are
+    /// trivial: callers ask from 3 or 5 on).
+    pub(crate) fn of_order(order: &BigUint, points: usize) -> Option<Giant> {
+        let full = factorial(points as u64);
+        if *order == full {
+            Some(Giant::Symmetric)
+        } else if order * 2u32 == full {
+            Some(Giant::Alternating)
+        } else {
+            None
+        }
+    }
 }
 
 /// Smallest degree with a prime in `(d/2, d-3]` (d = 8, p = 5).
@@ -218,6 +237,17 @@ fn scan_cycles(g: &[u32], good: &[bool], seen: &mut [bool]) -> CycleScan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn giants_by_order_are_the_known_orders() {
+        // |Sym(5)| = 120, |Alt(5)| = 60, |AGL(1,5)| = 20; |Sym(10)| = 3,628,800.
+        let of = |order: u32, points| Giant::of_order(&BigUint::from(order), points);
+        assert_eq!(of(120, 5), Some(Giant::Symmetric));
+        assert_eq!(of(60, 5), Some(Giant::Alternating));
+        assert_eq!(of(20, 5), None);
+        assert_eq!(of(3_628_800, 10), Some(Giant::Symmetric));
+        assert_eq!(of(1_814_400, 10), Some(Giant::Alternating));
+    }
 
     #[test]
     fn scan_reports_the_longest_cycle_up_to_a_marked_one() {

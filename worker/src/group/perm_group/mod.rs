@@ -30,6 +30,7 @@ use super::orbits::orbits_of;
 use super::perm::Perm;
 use super::schreier_sims::{Chain, ChainInputs, ChainTuning, LevelProof, LevelProofPolicy};
 use crate::context::SolveContext;
+use crate::counting::arith::factorial;
 use crate::error::SolveError;
 use crate::limits::Limits;
 use giant_product::{GiantProduct, IntransitiveGenerators, recognise_giant_product};
@@ -296,7 +297,7 @@ impl PermGroup {
             });
         }
         if let Some(giant) = recognise_giant(inner_degree, &inner_gens, SEED, ctx)? {
-            let full = factorial(inner_degree);
+            let full = factorial(inner_degree as u64);
             let natural = inner_degree == degree;
             let (order, kind, base_len) = match giant {
                 Giant::Symmetric => (full, GroupKind::Symmetric, inner_degree - 1),
@@ -947,13 +948,11 @@ fn kind_from_order(order: &BigUint, transitive: bool, degree: usize, base_len: u
     if !transitive || base_len + 2 < degree {
         return GroupKind::General;
     }
-    let full = factorial(degree);
-    if *order == full {
-        GroupKind::Symmetric
-    } else if order * 2u32 == full && degree >= 3 {
-        GroupKind::Alternating
-    } else {
-        GroupKind::General
+    // Order 1 returned above: `Alt(2)` is trivial.
+    match Giant::of_order(order, degree) {
+        Some(Giant::Symmetric) => GroupKind::Symmetric,
+        Some(Giant::Alternating) => GroupKind::Alternating,
+        None => GroupKind::General,
     }
 }
 
@@ -984,40 +983,9 @@ fn giant_transversals(d: usize, base: &[u32], giant: Giant) -> Vec<Vec<Perm>> {
         .collect()
 }
 
-/// `n!` by a balanced product tree (fast for n in the hundred thousands).
-pub(crate) fn factorial(n: usize) -> BigUint {
-    fn range_product(lo: u64, hi: u64) -> BigUint {
-        // Product of lo..=hi.
-        if lo > hi {
-            return BigUint::one();
-        }
-        if hi - lo < 16 {
-            let mut acc = BigUint::one();
-            for k in lo..=hi {
-                acc *= k;
-            }
-            return acc;
-        }
-        let mid = lo + (hi - lo) / 2;
-        range_product(lo, mid) * range_product(mid + 1, hi)
-    }
-    range_product(2, n as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn factorial_small() {
-        assert_eq!(factorial(0), BigUint::one());
-        assert_eq!(factorial(1), BigUint::one());
-        assert_eq!(factorial(20).to_string(), "2432902008176640000");
-        assert_eq!(
-            factorial(40),
-            (1..=40u32).map(BigUint::from).product::<BigUint>()
-        );
-    }
 
     /// Giant recognition and Schreier–Sims agree (two independent methods) on random pairs.
     #[test]

@@ -65,6 +65,7 @@ use super::part_series::PartSeries;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::giant_recognition::Giant;
 use crate::group::invariant_lines::action_on_lines;
 use crate::group::minimal_blocks::minimal_blocks;
 use crate::group::{Perm, PermGroup};
@@ -781,8 +782,7 @@ fn choose_actions(
             orders = vec![(false, order, i)];
             break;
         }
-        let factorial: BigUint = (2..=orbit.len() as u64).product();
-        let giant = orbit.len() >= 5 && (order == factorial || &order * 2u32 == factorial);
+        let giant = orbit.len() >= 5 && Giant::of_order(&order, orbit.len()).is_some();
         orders.push((giant, order, i));
     }
     // Giant images last: through the other orbits the kernel holds the giant's alternating

@@ -46,6 +46,7 @@ use super::three_cycle::{Role, Walker, commutator_of_sides, short_three_cycle};
 use super::word::{GeneratorOrders, LETTER_BYTES, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
+use crate::group::giant_recognition::Giant;
 use crate::group::perm::invert;
 
 /// Seed of the random search (the base element depends on it, correctness does not).
@@ -92,13 +93,6 @@ fn two_sides(group: &PermGroup, orbit: &[u32], all: &MovedPoints) -> Option<[Vec
     Some(sides)
 }
 
-/// Which giant a group is on the points it moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Giant {
-    Symmetric,
-    Alternating,
-}
-
 /// Whether a group is the symmetric or alternating group of the `m >= 5` points it moves.
 ///
 /// The test is exact: transitive on its moved points with order `m!` or `m!/2` (the order is
@@ -110,15 +104,7 @@ pub(super) fn giant_of_moved_points(group: &PermGroup) -> Option<Giant> {
     if nontrivial.next().is_some() || orbit.len() < 5 {
         return None;
     }
-    let factorial: num_bigint::BigUint = (2..=orbit.len() as u64).product();
-    let order = group.order();
-    if order == factorial {
-        Some(Giant::Symmetric)
-    } else if order * 2u32 == factorial {
-        Some(Giant::Alternating)
-    } else {
-        None
-    }
+    Giant::of_order(&group.order(), orbit.len())
 }
 
 /// One generator of a tree level: the permutation (of the moved points, then of the free points

@@ -36,13 +36,15 @@
 
 use num_bigint::BigUint;
 
-use super::giant::{Giant, GiantWords};
+use super::giant::GiantWords;
 use super::group_words::WordEffort;
 use super::orbit_product::{orbit_positions, preserves_orbits};
 use super::parity_space::{ParitySpace, parity_vector};
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
+use crate::counting::arith::factorial;
 use crate::error::SolveError;
+use crate::group::giant_recognition::Giant;
 use crate::group::{Perm, PermGroup};
 
 /// Fewest points of an orbit of a product of giants (`Alt(m)` is simple and the 3-cycles are
@@ -70,8 +72,7 @@ pub(super) fn giant_product_orbits(group: &PermGroup) -> Option<Vec<Vec<u32>>> {
     let parity = ParitySpace::of(group, &orbits, &position);
     let mut order = BigUint::from(1u32) << parity.rank();
     for orbit in &orbits {
-        let factorial: BigUint = (3..=orbit.len() as u64).product();
-        order *= factorial;
+        order *= factorial(orbit.len() as u64) / 2u32;
     }
     (order == group.order()).then_some(orbits)
 }

@@ -43,15 +43,16 @@
 
 use num_bigint::BigUint;
 
-use super::giant::{Giant, GiantWords};
+use super::giant::GiantWords;
 use super::giant_product::{in_writing_order, word_in_writing_order};
 use super::group_words::{GroupWords, WordEffort};
 use super::local_table::{Local, LocalTable, as_perm, inverse, restriction};
 use super::orbit_product::preserves_orbits;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
-use crate::counting::arith::{factorial, factorize, gcd};
+use crate::counting::arith::{factorize, gcd};
 use crate::error::SolveError;
+use crate::group::giant_recognition::Giant;
 use crate::group::{Perm, PermGroup};
 use crate::limits::Limits;
 
@@ -103,7 +104,8 @@ impl LargePart {
     /// Whether its group is the alternating group of its `points` points, of at least
     /// [`BLOCK_GIANTS_FROM`] (then written with 3-cycles of the whole group).
     fn is_alternating(&self, points: usize) -> bool {
-        points >= BLOCK_GIANTS_FROM && self.group.order() * 2u32 == factorial(points as u64)
+        points >= BLOCK_GIANTS_FROM
+            && Giant::of_order(&self.group.order(), points) == Some(Giant::Alternating)
     }
 }
 

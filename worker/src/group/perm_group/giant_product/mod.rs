@@ -93,8 +93,9 @@ use num_traits::{One, Zero};
 use super::parity_span::ParitySpan;
 use super::sizes::single_group_memory_estimate;
 use super::support::restrictions_to_orbit;
-use super::{GroupTuning, PermGroup, factorial};
+use super::{GroupTuning, PermGroup};
 use crate::context::SolveContext;
+use crate::counting::arith::factorial;
 use crate::error::SolveError;
 use crate::group::giant_recognition::{MIN_DEGREE, PLAIN_STREAK, prime_sieve, tries_for};
 use crate::group::perm::Perm;
@@ -240,7 +241,7 @@ pub(crate) fn recognise_giant_product(
     for class in &classes {
         half_factorials
             .entry(class.size())
-            .or_insert_with(|| factorial(class.size()) / 2u32);
+            .or_insert_with(|| factorial(class.size() as u64) / 2u32);
     }
     let nested = GroupTuning {
         recognise_giant_products: false,
