@@ -9,6 +9,7 @@
 //! solvable groups on them), for other groups with long bases).
 
 mod action_kernel;
+mod actions;
 mod alternating_blocks;
 mod elementary_abelian;
 mod giant;
