@@ -69,18 +69,19 @@ macro_rules! job_kinds {
             /// Every job kind's name, as in the protobuf `Job.kind` oneof, in registry order.
             pub const KINDS: &'static [&'static str] = &[$( <$job as $crate::job::Solve>::KIND ),+];
 
-            /// The job kind's name, as in the protobuf `Job.kind` oneof ([`Solve::KIND`]).
+            /// The job kind's name, as in the protobuf `Job.kind` oneof
+            /// ([`Solve::KIND`](crate::job::Solve::KIND)).
             pub fn kind(&self) -> &'static str {
                 match self {
                     $( JobSpec::$variant(_) => <$job as $crate::job::Solve>::KIND, )+
                 }
             }
 
-            /// The kind's [`Solve::memory_estimate`]: upper bound on the bytes
-            /// [`run`](Self::run) allocates. For the parts only known while a group job runs
-            /// (its stabiliser chain, the enumeration), the bound is the budget they are charged
-            /// against as they grow: `max_group_chain_bytes`, capped by what is left of
-            /// `max_job_memory`.
+            /// The kind's [`Solve::memory_estimate`](crate::job::Solve::memory_estimate): upper
+            /// bound on the bytes [`run`](Self::run) allocates. For the parts only known while a
+            /// group job runs (its stabiliser chain, the enumeration), the bound is the budget
+            /// they are charged against as they grow: `max_group_chain_bytes`, capped by what is
+            /// left of `max_job_memory`.
             ///
             /// ```
             /// use orbit_worker::Limits;
@@ -97,15 +98,15 @@ macro_rules! job_kinds {
                 }
             }
 
-            /// The kind's own checks ([`Solve::validate`]).
+            /// The kind's own checks ([`Solve::validate`](crate::job::Solve::validate)).
             fn validate_input(&self, limits: &$crate::Limits) -> Result<(), $crate::SolveError> {
                 match self {
                     $( JobSpec::$variant(job) => $crate::job::Solve::validate(job, limits), )+
                 }
             }
 
-            /// Runs the kind's solver ([`Solve::solve`]). Call [`validate`](Self::validate)
-            /// first.
+            /// Runs the kind's solver ([`Solve::solve`](crate::job::Solve::solve)). Call
+            /// [`validate`](Self::validate) first.
             ///
             /// # Errors
             /// Whatever the solver reports; [`SolveError::Cancelled`] once `ctx` is cancelled.

@@ -1,4 +1,4 @@
-//! The `cop_thief` kind on the wire: `CopThiefJob` → [`CopThiefJob`](job), [`CopThiefAnswer`] →
+//! The `cop_thief` kind on the wire: `CopThiefJob` → [`CopThiefJob`], [`CopThiefAnswer`] →
 //! `CopThiefResult`.
 //!
 //! [job]: orbit_worker::cop_thief::CopThiefJob

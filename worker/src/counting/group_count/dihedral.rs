@@ -255,7 +255,8 @@ pub fn is_natural_dihedral(
 /// the bracelet group, and relabelling changes neither the count nor the cycle index.
 ///
 /// Complexity: as [`bracelet_count`] (one big power per divisor of `d`), plus
-/// [`CycleIndex::count_with_content`] for a content.
+/// [`CycleIndex::count_with_content`](crate::counting::CycleIndex::count_with_content)
+/// for a content.
 pub(super) fn count_dihedral(
     d: u64,
     request: &CountRequest<'_>,

@@ -813,7 +813,7 @@ impl PermGroup {
     /// `4 · d · Σ|result[i]|` bytes. For a proven giant they are synthesised (transpositions
     /// `(b_i, x)` for `Sym(d)`, 3-cycles for `Alt(d)`), `O(d^3)` bytes.
     ///
-    /// Complexity: O(d · Σ_i |result[i]|).
+    /// Complexity: `O(d · Σ_i |result[i]|)`.
     ///
     /// ```
     /// use orbit_worker::{Limits, SolveContext, group::{Perm, PermGroup}};
