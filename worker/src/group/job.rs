@@ -7,7 +7,7 @@ use super::perm::Perm;
 use super::perm_group::{
     GroupKind, PermGroup, chain_budget, check_group_sizes, perm_group_memory_estimate,
 };
-use super::words::{GroupWords, Word, WordEffort};
+use super::words::{GroupWords, LetterBudget, Word, WordEffort};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::limits::Limits;
@@ -239,15 +239,14 @@ fn member_words(
     let mut letters = 0u64;
     let mut words = Vec::with_capacity(members.len());
     for (i, (candidate, &member)) in problem.candidates.iter().zip(members).enumerate() {
-        if i % 16 == 0 {
-            ctx.check()?;
-        }
+        // Every candidate: one word can take a good part of a second (millions of letters).
+        ctx.check()?;
         if !member {
             words.push(None);
             continue;
         }
         let room = limits.max_word_letters.saturating_sub(letters);
-        let word = match tables.word_of_at_most(candidate, room) {
+        let word = match tables.word_within(candidate, LetterBudget::new(room, ctx)) {
             Ok(Some(word)) => word,
             Ok(None) => {
                 return Err(SolveError::Panicked(format!(
@@ -255,6 +254,8 @@ fn member_words(
                 )));
             }
             Err(reached) => {
+                // Stopped: cancelled, or over the cap.
+                ctx.check()?;
                 let letters = letters.saturating_add(reached);
                 return Err(SolveError::limit_shown(
                     format!(

@@ -60,6 +60,6 @@ pub use perm_group::{
 pub use schreier_sims::{LevelProof, LevelProofPolicy};
 pub use text_format::{parse_group_text, parse_group_text_with_limits};
 pub use words::{
-    ACTION_WORDS_FROM_BASE, GIANT_WORDS_FROM_DEGREE, GroupWords, Word, WordEffort, WordLetter,
-    WordMethod,
+    ACTION_WORDS_FROM_BASE, GIANT_WORDS_FROM_DEGREE, GroupWords, LetterBudget, Word, WordEffort,
+    WordLetter, WordMethod,
 };

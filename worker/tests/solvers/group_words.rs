@@ -6,7 +6,8 @@
 use std::collections::HashSet;
 
 use orbit_worker::group::{
-    GroupProblem, GroupWords, Perm, PermGroup, Word, WordEffort, WordMethod, solve_group,
+    GroupProblem, GroupWords, LetterBudget, Perm, PermGroup, Word, WordEffort, WordMethod,
+    solve_group,
 };
 use orbit_worker::{CancelFlag, Limits, SolveContext, SolveError};
 use rand::seq::{IndexedRandom, SliceRandom};
@@ -287,6 +288,52 @@ fn group_words_memory_limit_and_cancellation() {
     )
     .expect_err("cancelled");
     assert!(matches!(e, SolveError::Cancelled), "{e:?}");
+}
+
+/// A word stops within one piece once its job is cancelled (the server frees a cancelled job's
+/// worker within 100 ms, and a word of millions of letters takes a good part of a second): for
+/// a giant (`Sym(300)`), a wreath product through its blocks' orientations (`Sym(20) wr
+/// Sym(10)`) and one through the action on its blocks (`Sym(2) wr Sym(300)`), a random member's
+/// word under a cancelled job stops with fewer than a tenth of the letters of its whole word,
+/// which the same member gets, multiplied out here, when the job is not cancelled.
+#[test]
+fn group_words_stop_within_a_piece_once_cancelled() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6040);
+    let cancelled = CancelFlag::new();
+    cancelled.cancel();
+    let cancelled = SolveContext::new(cancelled, None);
+    let running = SolveContext::detached();
+    let mut cases: Vec<(String, usize, Vec<Perm>, Perm, WordMethod)> = Vec::new();
+    let sym = random_sym_pair(300, &mut rng, Perm::clone);
+    let member = random_product(&sym, 300, 400, &mut rng);
+    cases.push(("Sym(300)".into(), 300, sym, member, WordMethod::Giant));
+    for (m, b, method) in [
+        (20usize, 10usize, WordMethod::AlternatingBlocks),
+        (2, 300, WordMethod::ActionKernel),
+    ] {
+        let blocks = crate::group_wreath_products::Blocks::new(m, b, &mut rng);
+        let member = blocks.random(&mut rng);
+        let label = format!("Sym({m}) wr Sym({b})");
+        cases.push((label, m * b, blocks.generators(), member, method));
+    }
+    for (label, d, gens, member, method) in cases {
+        let group = build(d, gens.clone());
+        let words = words_for(&group, 1);
+        assert_eq!(words.method(), method, "{label}");
+        let word = words
+            .word_within(&member, LetterBudget::new(u64::MAX, &running))
+            .expect("not cancelled")
+            .expect("a member");
+        assert_eq!(multiply_out(&word, &gens, d), member.images(), "{label}");
+        let stopped = words
+            .word_within(&member, LetterBudget::new(u64::MAX, &cancelled))
+            .expect_err("cancelled");
+        assert!(
+            stopped < word.len() / 10,
+            "{label}: stopped at {stopped} of {} letters",
+            word.len()
+        );
+    }
 }
 
 /// Words of distinct members are distinct elements: no two members of a small group share a word.

@@ -61,7 +61,7 @@ use super::isolated_powers::{IsolatingSearch, isolated_power_seeds};
 use super::kernel_candidates::{KernelCandidates, Seed};
 use super::kernel_series::KernelSeriesWords;
 use super::part_series::PartSeries;
-use super::word::{GeneratorOrders, Word};
+use super::word::{GeneratorOrders, LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::{Perm, PermGroup};
@@ -314,21 +314,21 @@ impl ActionKernelWords {
     }
 
     /// The word of `g`: its kernel part's, then its image's; `Ok(None)` for a non-member,
-    /// `Err(letters)` once the word is known to be longer than `max_letters`.
+    /// `Err(letters)` once the word is known to be longer than `budget` allows.
     ///
     /// Complexity: see the module documentation.
-    pub(super) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+    pub(super) fn word_of(&self, g: &Perm, budget: LetterBudget<'_>) -> Result<Option<Word>, u64> {
         if g.degree() != self.generators[0].degree() {
             return Ok(None);
         }
         let Some(image) = self.action.image(g) else {
             return Ok(None);
         };
-        let Some(u) = self.image.word_of_at_most(&image, max_letters)? else {
+        let Some(u) = self.image.word_within(&image, budget)? else {
             return Ok(None);
         };
-        let k = self.times_inverse_of(g, &u);
-        let left = max_letters.saturating_sub(u.len());
+        let k = u.taken_off(g, &self.generators, &self.inverses, budget)?;
+        let left = budget.less(u.len());
         let Some(mut word) = self
             .kernel
             .word_of(&k, &self.orders, left)
@@ -337,7 +337,7 @@ impl ActionKernelWords {
             return Ok(None);
         };
         word.append(&u, &self.orders);
-        word.at_most(max_letters)
+        word.at_most(budget)
     }
 
     /// Bytes held: the image's words, the kernel's elements and the generators.
@@ -348,22 +348,6 @@ impl ActionKernelWords {
     /// The image's mean and largest entry length, for benchmarks.
     pub(super) fn entry_lengths(&self) -> (f64, u64) {
         self.image.entry_lengths()
-    }
-
-    /// `g · w⁻¹`, `w` evaluated in the generators. O(|w| · d).
-    fn times_inverse_of(&self, g: &Perm, w: &Word) -> Perm {
-        let mut images = g.images().to_vec();
-        for letter in w.letters().iter().rev() {
-            let step = if letter.exponent > 0 {
-                &self.inverses[letter.generator as usize]
-            } else {
-                &self.generators[letter.generator as usize]
-            };
-            for _ in 0..letter.exponent.unsigned_abs() {
-                images.iter_mut().for_each(|y| *y = step.image(*y));
-            }
-        }
-        Perm::from_images_unchecked(images.into_boxed_slice())
     }
 
     /// The kernel elements to start from ([`Seed`]), made from short words: their powers that
@@ -573,7 +557,14 @@ impl ActionKernelWords {
             .image
             .word_of(&image)
             .expect("the image of a member is a member of the image");
-        let x = self.times_inverse_of(&t, &u);
+        let x = u
+            .taken_off(
+                &t,
+                &self.generators,
+                &self.inverses,
+                LetterBudget::letters(u64::MAX),
+            )
+            .expect("never cancelled");
         w.append_inverse(&u, &self.orders);
         (x, w)
     }
@@ -722,7 +713,7 @@ mod tests {
         for x in all {
             let p = Perm::from_images(x.clone(), "test").unwrap();
             let w = words
-                .word_of(&p, u64::MAX)
+                .word_of(&p, LetterBudget::letters(u64::MAX))
                 .unwrap()
                 .expect("a member has a word");
             assert_eq!(&multiply_out(&w, gens, d), x, "round {round}");
@@ -732,7 +723,10 @@ mod tests {
             images.shuffle(rng);
             let p = Perm::from_images(images.clone(), "test").unwrap();
             assert_eq!(
-                words.word_of(&p, u64::MAX).unwrap().is_some(),
+                words
+                    .word_of(&p, LetterBudget::letters(u64::MAX))
+                    .unwrap()
+                    .is_some(),
                 all.contains(&images),
                 "round {round}"
             );

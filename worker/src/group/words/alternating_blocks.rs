@@ -41,7 +41,7 @@
 use super::giant::GiantWords;
 use super::giant_product::{in_writing_order, word_in_writing_order};
 use super::group_words::{GroupWords, WordEffort};
-use super::word::{GeneratorOrders, Word};
+use super::word::{GeneratorOrders, LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::alternating_blocks::{AlternatingBlocks, recognise_alternating_blocks};
@@ -69,6 +69,7 @@ pub(super) struct AlternatingBlocksWords {
     /// ([`in_writing_order`]: each orbit's words may move the later orbits' points).
     bottom: Vec<GiantWords>,
     generators: Vec<Perm>,
+    inverses: Vec<Perm>,
     orders: GeneratorOrders,
     bytes: u64,
 }
@@ -193,16 +194,17 @@ impl AlternatingBlocksWords {
             image: Box::new(image),
             bottom,
             orders: GeneratorOrders::of(&generators),
+            inverses: generators.iter().map(Perm::inverse).collect(),
             generators,
             bytes: held,
         }))
     }
 
     /// The word of `g`, `Ok(None)` for a non-member, `Err(letters)` as soon as the word is known
-    /// to be longer than `max_letters`.
+    /// to be longer than `budget` allows.
     ///
     /// Complexity: see the module documentation.
-    pub(super) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+    pub(super) fn word_of(&self, g: &Perm, budget: LetterBudget<'_>) -> Result<Option<Word>, u64> {
         let Some(image) = self.blocks.orientation_of(g) else {
             return Ok(None);
         };
@@ -213,11 +215,10 @@ impl AlternatingBlocksWords {
             },
             None => image,
         };
-        let Some(u) = self.image.word_of_at_most(&image, max_letters)? else {
+        let Some(u) = self.image.word_within(&image, budget)? else {
             return Ok(None);
         };
-        let y = u.evaluate(&self.generators, g.degree());
-        let z = g.compose(&y.inverse());
+        let z = u.taken_off(g, &self.generators, &self.inverses, budget)?;
         // `z` fixes the oriented blocks `u` was written on; it fixes every one when `g` is a
         // member (on the flipped copies it acts as on those), and only then is it in `Π Alt(B)`.
         if self.kept.is_some()
@@ -228,7 +229,7 @@ impl AlternatingBlocksWords {
         {
             return Ok(None);
         }
-        let left = max_letters.saturating_sub(u.len());
+        let left = budget.less(u.len());
         let Some(mut word) =
             word_in_writing_order(&self.bottom, z.images().to_vec(), &self.orders, left)
                 .map_err(|letters| letters.saturating_add(u.len()))?
@@ -236,7 +237,7 @@ impl AlternatingBlocksWords {
             return Ok(None); // z fixes every oriented block, so this is never reached
         };
         word.append(&u, &self.orders);
-        word.at_most(max_letters)
+        word.at_most(budget)
     }
 
     /// Bytes held: `Ĝ`'s words, the giants' trees and base element, the tables.

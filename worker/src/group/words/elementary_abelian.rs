@@ -33,7 +33,7 @@
 //! base the chain is the echelon form); Holt, Eick, O'Brien, *Handbook of Computational Group
 //! Theory* (2005), §2.4 (elementary abelian groups as vector spaces).
 
-use super::word::{GeneratorOrders, Word};
+use super::word::{GeneratorOrders, LetterBudget, Word};
 use crate::group::Perm;
 
 const NONE: u32 = u32::MAX;
@@ -168,12 +168,12 @@ impl ElementaryAbelianWords {
 
     /// The word of `x` in the words' generators (each element `c_i` replaced by its word), or
     /// `Ok(None)` when `x` is not a member, or `Err(letters)` once the word is known to be longer
-    /// than `max_letters`. O(r · d + r² + letters).
+    /// than `budget` allows. O(r · d + r² + letters).
     pub(super) fn word_of(
         &self,
         x: &Perm,
         orders: &GeneratorOrders,
-        max_letters: u64,
+        budget: LetterBudget<'_>,
     ) -> Result<Option<Word>, u64> {
         if x.degree() != self.degree {
             return Ok(None);
@@ -208,9 +208,7 @@ impl ElementaryAbelianWords {
                 l as i64
             };
             word.append_power(w, e, orders);
-            if word.len() > max_letters {
-                return Err(word.len());
-            }
+            budget.check(word.len())?;
         }
         Ok(Some(word))
     }
@@ -324,10 +322,16 @@ mod tests {
         }
         assert_eq!((v4.rank(), v4.prime()), (2, Some(2)));
         for x in gens.iter().chain([&Perm::identity(4)]) {
-            let w = v4.word_of(x, &orders, u64::MAX).unwrap().unwrap();
+            let w = v4
+                .word_of(x, &orders, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .unwrap();
             assert_eq!(w.evaluate(&gens, 4), *x);
         }
-        assert_eq!(v4.word_of(&perm("(1,2)", 4), &orders, u64::MAX), Ok(None));
+        assert_eq!(
+            v4.word_of(&perm("(1,2)", 4), &orders, LetterBudget::letters(u64::MAX)),
+            Ok(None)
+        );
     }
 
     #[test]

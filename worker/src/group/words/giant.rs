@@ -43,7 +43,7 @@ use super::super::perm_group::PermGroup;
 use super::group_words::WordEffort;
 use super::moved_points::MovedPoints;
 use super::three_cycle::{Role, Walker, commutator_of_sides, short_three_cycle};
-use super::word::{GeneratorOrders, LETTER_BYTES, Word};
+use super::word::{GeneratorOrders, LETTER_BYTES, LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::giant_recognition::Giant;
@@ -666,25 +666,25 @@ impl GiantWords {
     }
 
     /// The word of `g`, `Ok(None)` when `g` is not a member, `Err(letters)` as soon as the word
-    /// would be longer than `max_letters`.
-    pub(crate) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+    /// would be longer than `budget` allows.
+    pub(crate) fn word_of(&self, g: &Perm, budget: LetterBudget<'_>) -> Result<Option<Word>, u64> {
         let Some(inner) = self.points.restrict(g) else {
             return Ok(None);
         };
-        self.word_of_inner(inner, max_letters)
+        self.word_of_inner(inner, budget)
     }
 
     /// The word of the permutation `inner` of the orbit's points (numbered in increasing order,
     /// as [`MovedPoints`] numbers them): `Ok(None)` when it is not in the giant (odd for `Alt`),
-    /// `Err(letters)` as soon as the word would be longer than `max_letters`.
+    /// `Err(letters)` as soon as the word would be longer than `budget` allows.
     pub(crate) fn word_of_inner(
         &self,
         inner: Vec<u32>,
-        max_letters: u64,
+        budget: LetterBudget<'_>,
     ) -> Result<Option<Word>, u64> {
         debug_assert!(self.rest.is_none(), "the free points' action is dropped");
         Ok(self
-            .word_and_rest_of_inner(inner, max_letters)?
+            .word_and_rest_of_inner(inner, budget)?
             .map(|(word, _)| word))
     }
 
@@ -693,16 +693,16 @@ impl GiantWords {
     /// [`on_blocks_before`](Self::on_blocks_before)): `w` also moves their points, so `z` is
     /// replaced there by `w⁻¹ · z` (which maps `x^w` to `x^z`), what they are to write.
     /// `Ok(None)` when the action is not in the giant, `Err(letters)` as soon as the word would
-    /// be longer than `max_letters`.
+    /// be longer than `budget` allows.
     pub(crate) fn word_of_leading(
         &self,
         z: &mut [u32],
-        max_letters: u64,
+        budget: LetterBudget<'_>,
     ) -> Result<Option<Word>, u64> {
         let Some(inner) = self.points.restrict_images(z) else {
             return Ok(None);
         };
-        let Some((word, rest)) = self.word_and_rest_of_inner(inner, max_letters)? else {
+        let Some((word, rest)) = self.word_and_rest_of_inner(inner, budget)? else {
             return Ok(None);
         };
         if let Some(r) = &self.rest {
@@ -720,7 +720,7 @@ impl GiantWords {
     fn word_and_rest_of_inner(
         &self,
         inner: Vec<u32>,
-        max_letters: u64,
+        budget: LetterBudget<'_>,
     ) -> Result<Option<(Word, Vec<u32>)>, u64> {
         let m = self.points.len() as u32;
         // The free points' images, numbered after the orbit's as the trees' edges number them.
@@ -761,9 +761,7 @@ impl GiantWords {
         }
         let mut piece = |targets: [u32; 3]| -> Result<(), u64> {
             self.append_three_cycle(&mut w, &mut rest, targets);
-            if w.len() > max_letters {
-                return Err(w.len());
-            }
+            budget.check(w.len())?;
             Ok(())
         };
         for pair in transpositions.chunks(2) {

@@ -40,7 +40,7 @@ use super::giant::GiantWords;
 use super::group_words::WordEffort;
 use super::orbit_product::{orbit_positions, preserves_orbits};
 use super::parity_space::{ParitySpace, parity_vector};
-use super::word::{GeneratorOrders, Word};
+use super::word::{GeneratorOrders, LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::counting::arith::factorial;
 use crate::error::SolveError;
@@ -132,16 +132,16 @@ pub(super) fn in_writing_order<P>(
 /// The word of `z` (images of all points) from the parts' `words` in the order of
 /// [`in_writing_order`]: each part's word leaves in `z` what the later parts are to write
 /// ([`GiantWords::word_of_leading`]). `Ok(None)` when `z` is not a member on some part,
-/// `Err(letters)` as soon as the word is known to be longer than `max_letters`.
+/// `Err(letters)` as soon as the word is known to be longer than `budget` allows.
 pub(super) fn word_in_writing_order(
     words: &[GiantWords],
     mut z: Vec<u32>,
     orders: &GeneratorOrders,
-    max_letters: u64,
+    budget: LetterBudget<'_>,
 ) -> Result<Option<Word>, u64> {
     let mut word = Word::identity();
     for part_words in words {
-        let left = max_letters.saturating_sub(word.len());
+        let left = budget.less(word.len());
         let Some(part) = part_words
             .word_of_leading(&mut z, left)
             .map_err(|letters| word.len().saturating_add(letters))?
@@ -149,9 +149,7 @@ pub(super) fn word_in_writing_order(
             return Ok(None);
         };
         word.append(&part, orders);
-        if word.len() > max_letters {
-            return Err(word.len());
-        }
+        budget.check(word.len())?;
     }
     Ok(Some(word))
 }
@@ -218,10 +216,10 @@ impl GiantProductWords {
     }
 
     /// The word of `g`, `Ok(None)` for a non-member, `Err(letters)` as soon as the word is known
-    /// to be longer than `max_letters`.
+    /// to be longer than `budget` allows.
     ///
     /// Complexity: O(d · k) for the parity correction, then one giant's word per orbit.
-    pub(super) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+    pub(super) fn word_of(&self, g: &Perm, budget: LetterBudget<'_>) -> Result<Option<Word>, u64> {
         if !preserves_orbits(g, &self.position) {
             return Ok(None);
         }
@@ -237,12 +235,11 @@ impl GiantProductWords {
             y_word.push(j, 1, &self.orders);
         }
         let z: Vec<u32> = g.compose(&y.inverse()).images().to_vec();
-        let Some(mut word) = word_in_writing_order(&self.words, z, &self.orders, max_letters)?
-        else {
+        let Some(mut word) = word_in_writing_order(&self.words, z, &self.orders, budget)? else {
             return Ok(None);
         };
         word.append(&y_word, &self.orders);
-        word.at_most(max_letters)
+        word.at_most(budget)
     }
 
     /// Bytes held: the orbits' words, the position table and the parity basis.

@@ -13,7 +13,7 @@ use super::giant::{GiantWords, giant_of_moved_points};
 use super::giant_product::{GiantProductWords, giant_product_orbits};
 use super::minkwitz::MinkwitzTables;
 use super::orbit_product::{OrbitProductWords, orbit_factors};
-use super::word::Word;
+use super::word::{LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::{Perm, PermGroup};
@@ -205,16 +205,24 @@ impl GroupWords {
     /// `max_letters`: `Err(letters)` with the letters reached, so no word beyond a job's cap is
     /// ever built in full.
     pub fn word_of_at_most(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+        self.word_within(g, LetterBudget::letters(max_letters))
+    }
+
+    /// Like [`word_of_at_most`](Self::word_of_at_most), also stopping (with `Err(letters)`)
+    /// within one piece of the word once `budget`'s job is cancelled: a word of millions of
+    /// letters takes a fraction of a second, and a cancelled job is to free its worker within
+    /// 100 ms.
+    pub fn word_within(&self, g: &Perm, budget: LetterBudget<'_>) -> Result<Option<Word>, u64> {
         match &self.method {
             Method::Minkwitz(tables) => match tables.word_of(g) {
-                Some(w) if w.len() > max_letters => Err(w.len()),
-                w => Ok(w),
+                Some(w) => w.at_most(budget),
+                None => Ok(None),
             },
-            Method::Giant(giant) => giant.word_of(g, max_letters),
-            Method::OrbitProduct(product) => product.word_of(g, max_letters),
-            Method::GiantProduct(product) => product.word_of(g, max_letters),
-            Method::ActionKernel(words) => words.word_of(g, max_letters),
-            Method::AlternatingBlocks(words) => words.word_of(g, max_letters),
+            Method::Giant(giant) => giant.word_of(g, budget),
+            Method::OrbitProduct(product) => product.word_of(g, budget),
+            Method::GiantProduct(product) => product.word_of(g, budget),
+            Method::ActionKernel(words) => words.word_of(g, budget),
+            Method::AlternatingBlocks(words) => words.word_of(g, budget),
         }
     }
 

@@ -56,7 +56,7 @@ use super::parity_space::is_even_on;
 use super::part_product::{PartInserted, PartProductWords, isolating_power};
 use super::part_series::PartSeries;
 use super::prime_space::PrimeSpace;
-use super::word::{GeneratorOrders, LETTER_BYTES, Word};
+use super::word::{GeneratorOrders, LETTER_BYTES, LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::{Perm, PermGroup};
@@ -446,12 +446,12 @@ impl KernelSeriesWords {
     }
 
     /// The word of `k`, `Ok(None)` when it is not in the group generated, `Err(letters)` once
-    /// the word is known to be longer than `max_letters`.
+    /// the word is known to be longer than `budget` allows.
     pub(super) fn word_of(
         &self,
         k: &Perm,
         orders: &GeneratorOrders,
-        max_letters: u64,
+        budget: LetterBudget<'_>,
     ) -> Result<Option<Word>, u64> {
         if k.degree() != self.degree || !preserves_orbits(k, &self.position) {
             return Ok(None);
@@ -472,7 +472,7 @@ impl KernelSeriesWords {
             letters = letters.saturating_add(y_word.len());
             products.push(y_word);
         }
-        let left = max_letters.saturating_sub(letters);
+        let left = budget.less(letters);
         let bottom_word = match &self.bottom {
             Bottom::Abelian(bottom) => bottom.word_of(&x, orders, left),
             Bottom::Parts(bottom) => bottom.word_of(&x, orders, left),
@@ -483,7 +483,7 @@ impl KernelSeriesWords {
         for y_word in products.iter().rev() {
             word.append(y_word, orders);
         }
-        word.at_most(max_letters)
+        word.at_most(budget)
     }
 
     /// Bytes held: the layers' elements and spaces, `K_2`'s part and the part tables.
@@ -570,7 +570,10 @@ pub(super) mod tests {
         }
         assert_eq!(k.order_at_least(), BigUint::from(order));
         for x in &all {
-            let w = k.word_of(x, &orders, u64::MAX).unwrap().expect("a member");
+            let w = k
+                .word_of(x, &orders, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member");
             assert_eq!(w.evaluate(gens, d), *x);
         }
     }
@@ -597,10 +600,16 @@ pub(super) mod tests {
         let all = closure_of(&gens, 6);
         assert_eq!(all.len(), 36);
         for x in &all {
-            let w = k.word_of(x, &orders, u64::MAX).unwrap().expect("a member");
+            let w = k
+                .word_of(x, &orders, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member");
             assert_eq!(w.evaluate(&gens, 6), *x);
         }
-        assert_eq!(k.word_of(&perm("(1,4)", 6), &orders, u64::MAX), Ok(None));
+        assert_eq!(
+            k.word_of(&perm("(1,4)", 6), &orders, LetterBudget::letters(u64::MAX)),
+            Ok(None)
+        );
     }
 
     /// `Sym(4) × Sym(3)` on two parts (144 elements): signs `C_2^2`, rotations `C_3^2` (of the

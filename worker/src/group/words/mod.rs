@@ -34,4 +34,4 @@ mod word_product;
 pub use group_words::{
     ACTION_WORDS_FROM_BASE, GIANT_WORDS_FROM_DEGREE, GroupWords, WordEffort, WordMethod,
 };
-pub use word::{Word, WordLetter};
+pub use word::{LetterBudget, Word, WordLetter};

@@ -15,7 +15,7 @@
 //! the factorisation within a factor as in [`GroupWords`].
 
 use super::group_words::{GroupWords, WordEffort};
-use super::word::{GeneratorOrders, Word};
+use super::word::{GeneratorOrders, LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::{Perm, PermGroup};
@@ -177,10 +177,10 @@ impl OrbitProductWords {
 
     /// The word of `g` (the concatenation of its restrictions' words), `Ok(None)` for a
     /// non-member, or `Err(letters)` as soon as the word is known to be longer than
-    /// `max_letters`.
+    /// `budget` allows.
     ///
     /// Complexity: O(d) for the restrictions, then one query per factor.
-    pub(super) fn word_of(&self, g: &Perm, max_letters: u64) -> Result<Option<Word>, u64> {
+    pub(super) fn word_of(&self, g: &Perm, budget: LetterBudget<'_>) -> Result<Option<Word>, u64> {
         if !preserves_orbits(g, &self.position) {
             return Ok(None);
         }
@@ -194,10 +194,10 @@ impl OrbitProductWords {
             let Ok(restricted) = Perm::from_images(images, "a restriction") else {
                 return Ok(None);
             };
-            let left = max_letters.saturating_sub(word.len());
+            let left = budget.less(word.len());
             let Some(part) = factor
                 .words
-                .word_of_at_most(&restricted, left)
+                .word_within(&restricted, left)
                 .map_err(|letters| word.len().saturating_add(letters))?
             else {
                 return Ok(None);
@@ -209,9 +209,7 @@ impl OrbitProductWords {
                     &self.orders,
                 );
             }
-            if word.len() > max_letters {
-                return Err(word.len());
-            }
+            budget.check(word.len())?;
         }
         Ok(Some(word))
     }

@@ -48,7 +48,7 @@ use super::giant_product::{in_writing_order, word_in_writing_order};
 use super::group_words::{GroupWords, WordEffort};
 use super::local_table::{Local, LocalTable, as_perm, inverse, restriction};
 use super::orbit_product::preserves_orbits;
-use super::word::{GeneratorOrders, Word};
+use super::word::{GeneratorOrders, LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::counting::arith::{factorize, gcd};
 use crate::error::SolveError;
@@ -343,19 +343,19 @@ impl PartProductWords {
     }
 
     /// The word of `x` (the paths' words, part by part), `Ok(None)` when it is not in the
-    /// group generated, `Err(letters)` once the word is known to be longer than `max_letters`.
+    /// group generated, `Err(letters)` once the word is known to be longer than `budget` allows.
     pub(super) fn word_of(
         &self,
         x: &Perm,
         orders: &GeneratorOrders,
-        max_letters: u64,
+        budget: LetterBudget<'_>,
     ) -> Result<Option<Word>, u64> {
         if x.degree() != self.degree || !preserves_orbits(x, &self.position) {
             return Ok(None);
         }
         if !self.block_giants.is_empty() {
             let z = x.images().to_vec();
-            return word_in_writing_order(&self.block_giants, z, orders, max_letters);
+            return word_in_writing_order(&self.block_giants, z, orders, budget);
         }
         let mut word = Word::identity();
         for part in 0..self.parts.len() {
@@ -364,7 +364,7 @@ impl PartProductWords {
             };
             let table = &self.tables[part];
             if let Some(large) = &table.large {
-                let left = max_letters.saturating_sub(word.len());
+                let left = budget.less(word.len());
                 let words = match &large.words {
                     None => return Ok(None),
                     Some(LargePartWords::OnOrbit(giant)) => {
@@ -381,15 +381,13 @@ impl PartProductWords {
                     }
                     Some(LargePartWords::InElements(words)) => words,
                 };
-                let Some(in_elements) = words.word_of_at_most(&as_perm(&at), left)? else {
+                let Some(in_elements) = words.word_within(&as_perm(&at), left)? else {
                     return Ok(None);
                 };
                 for letter in in_elements.letters() {
                     let w = &table.elements[letter.generator as usize].2;
                     word.append_power(w, letter.exponent, orders);
-                    if word.len() > max_letters {
-                        return Err(word.len());
-                    }
+                    budget.check(word.len())?;
                 }
                 continue;
             }
@@ -406,9 +404,7 @@ impl PartProductWords {
                 let w = &table.elements[step as usize / 2].2;
                 word.append_power(w, if step % 2 == 1 { -1 } else { 1 }, orders);
             }
-            if word.len() > max_letters {
-                return Err(word.len());
-            }
+            budget.check(word.len())?;
         }
         Ok(Some(word))
     }
@@ -633,12 +629,24 @@ mod tests {
         let all = closure_of(&gens, 9);
         assert_eq!(all.len(), 360);
         for x in &all {
-            let w = n.word_of(x, &orders, u64::MAX).unwrap().expect("a member");
+            let w = n
+                .word_of(x, &orders, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member");
             assert_eq!(w.evaluate(&gens, 9), *x);
         }
-        assert_eq!(n.word_of(&perm("(1,2)", 9), &orders, u64::MAX), Ok(None));
-        assert_eq!(n.word_of(&perm("(8,9)", 9), &orders, u64::MAX), Ok(None));
-        assert_eq!(n.word_of(&perm("(1,6)", 9), &orders, u64::MAX), Ok(None));
+        assert_eq!(
+            n.word_of(&perm("(1,2)", 9), &orders, LetterBudget::letters(u64::MAX)),
+            Ok(None)
+        );
+        assert_eq!(
+            n.word_of(&perm("(8,9)", 9), &orders, LetterBudget::letters(u64::MAX)),
+            Ok(None)
+        );
+        assert_eq!(
+            n.word_of(&perm("(1,6)", 9), &orders, LetterBudget::letters(u64::MAX)),
+            Ok(None)
+        );
     }
 
     /// A redundant element is kept as a further step of its part's table (up to [`PART_STEPS`])
@@ -662,15 +670,24 @@ mod tests {
         }
         let square = &gens[2];
         assert_eq!(
-            n.word_of(square, &orders, u64::MAX).unwrap().unwrap().len(),
+            n.word_of(square, &orders, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .unwrap()
+                .len(),
             2
         );
         let third = Word::letter(2, 1, &orders);
         assert_eq!(n.insert(square, third.clone()), PartInserted::Redundant);
-        assert_eq!(n.word_of(square, &orders, u64::MAX), Ok(Some(third)));
+        assert_eq!(
+            n.word_of(square, &orders, LetterBudget::letters(u64::MAX)),
+            Ok(Some(third))
+        );
         assert_eq!(n.order(), BigUint::from(60u32));
         for x in &closure_of(&gens, 5) {
-            let w = n.word_of(x, &orders, u64::MAX).unwrap().expect("a member");
+            let w = n
+                .word_of(x, &orders, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member");
             assert_eq!(w.evaluate(&gens, 5), *x);
         }
         // Up to PART_STEPS elements: further ones are dropped.
@@ -729,10 +746,20 @@ mod tests {
             for _ in 0..40 {
                 x = x.compose(&gens[rng.random_range(0..gens.len())]);
             }
-            let w = n.word_of(&x, &orders, u64::MAX).unwrap().expect("a member");
+            let w = n
+                .word_of(&x, &orders, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member");
             assert_eq!(w.evaluate(&gens, 12), x);
         }
-        assert_eq!(n.word_of(&perm("(1,10)", 12), &orders, u64::MAX), Ok(None));
+        assert_eq!(
+            n.word_of(
+                &perm("(1,10)", 12),
+                &orders,
+                LetterBudget::letters(u64::MAX)
+            ),
+            Ok(None)
+        );
     }
 
     /// Alternating parts permuted transitively: `Alt(9) wr C_2` from `(1,2,3)`, a 9-cycle and
@@ -777,7 +804,10 @@ mod tests {
             for _ in 0..60 {
                 x = x.compose(&elements[rng.random_range(0..elements.len())].0);
             }
-            let w = n.word_of(&x, &orders, u64::MAX).unwrap().expect("a member");
+            let w = n
+                .word_of(&x, &orders, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member");
             assert_eq!(w.evaluate(&gens, 18), x);
         }
         for outside in [
@@ -787,7 +817,11 @@ mod tests {
             "(1,2,3,4,5,6,7,8,9,10)",
         ] {
             let x = perm(outside, 18);
-            assert_eq!(n.word_of(&x, &orders, u64::MAX), Ok(None), "{outside}");
+            assert_eq!(
+                n.word_of(&x, &orders, LetterBudget::letters(u64::MAX)),
+                Ok(None),
+                "{outside}"
+            );
         }
     }
 

@@ -1,6 +1,7 @@
 //! [`Word`]: a product of generators and their powers, kept in a normal form.
 
 use super::super::perm::Perm;
+use crate::context::SolveContext;
 
 /// Bytes of one letter of a [`Word`] in memory (a [`WordLetter`] and its share of the vector).
 pub(super) const LETTER_BYTES: u64 = 16;
@@ -187,14 +188,45 @@ impl Word {
         }
     }
 
-    /// The word itself when it has at most `max_letters` letters, else `Err(its length)` (the
-    /// form the word methods report a word over the cap in).
-    pub(crate) fn at_most(self, max_letters: u64) -> Result<Option<Word>, u64> {
-        if self.len() > max_letters {
-            Err(self.len())
-        } else {
-            Ok(Some(self))
+    /// The word itself when `budget` allows its letters, else `Err(its length)` (the form the
+    /// word methods report a word over the cap, or a cancelled job, in).
+    pub(crate) fn at_most(self, budget: LetterBudget<'_>) -> Result<Option<Word>, u64> {
+        budget.check(self.len())?;
+        Ok(Some(self))
+    }
+
+    /// `g · w⁻¹` for this word `w` in `generators` (`inverses` their inverses): what is left of
+    /// `g` once `w` is taken off its end. Stops with `Err(letters)` (the word's letters) when
+    /// `budget`'s job is cancelled, checked every [`LETTERS_BETWEEN_CHECKS`] letters.
+    ///
+    /// Complexity: `O(|w| · d)`, with no allocation but the result's.
+    pub(crate) fn taken_off(
+        &self,
+        g: &Perm,
+        generators: &[Perm],
+        inverses: &[Perm],
+        budget: LetterBudget<'_>,
+    ) -> Result<Perm, u64> {
+        let mut images = g.images().to_vec();
+        let mut since_check = 0u64;
+        for letter in self.letters.iter().rev() {
+            let step = if letter.exponent > 0 {
+                &inverses[letter.generator as usize]
+            } else {
+                &generators[letter.generator as usize]
+            };
+            for _ in 0..letter.exponent.unsigned_abs() {
+                images.iter_mut().for_each(|y| *y = step.image(*y));
+            }
+            since_check += letter.exponent.unsigned_abs();
+            if since_check >= LETTERS_BETWEEN_CHECKS {
+                since_check = 0;
+                if budget.is_cancelled() {
+                    return Err(self.len());
+                }
+            }
         }
+        Ok(Perm::from_images_unchecked(images.into_boxed_slice()))
     }
 
     /// The permutation this word stands for, given the generators (of degree `degree`).
@@ -230,6 +262,65 @@ impl std::fmt::Display for Word {
             }
         }
         Ok(())
+    }
+}
+
+/// Letters applied between two checks for cancellation in [`Word::taken_off`]: at degree 1,000
+/// about a millisecond's work.
+const LETTERS_BETWEEN_CHECKS: u64 = 1 << 12;
+
+/// How far a member's word may grow: at most `max` letters, and only while the job it is
+/// written for is not cancelled. The word methods check it piece by piece and stop with
+/// `Err(letters)` (the letters reached) as soon as either fails, so that neither a word over a
+/// job's cap nor a cancelled job costs more than one piece's work; the caller tells which by
+/// its context.
+#[derive(Debug, Clone, Copy)]
+pub struct LetterBudget<'a> {
+    max: u64,
+    /// `None`: never cancelled (benchmarks, tests, callers with their own checks).
+    ctx: Option<&'a SolveContext>,
+}
+
+impl<'a> LetterBudget<'a> {
+    /// At most `max` letters, while `ctx` is not cancelled.
+    pub fn new(max: u64, ctx: &'a SolveContext) -> LetterBudget<'a> {
+        LetterBudget {
+            max,
+            ctx: Some(ctx),
+        }
+    }
+
+    /// At most `max` letters, never cancelled.
+    pub fn letters(max: u64) -> LetterBudget<'static> {
+        LetterBudget { max, ctx: None }
+    }
+
+    /// The letters allowed.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// What is left after `used` letters.
+    pub(crate) fn less(self, used: u64) -> LetterBudget<'a> {
+        LetterBudget {
+            max: self.max.saturating_sub(used),
+            ..self
+        }
+    }
+
+    /// `Err(letters)` when a word of `letters` letters is to stop: longer than allowed, or the
+    /// job cancelled. O(1).
+    pub(crate) fn check(&self, letters: u64) -> Result<(), u64> {
+        if letters > self.max || self.is_cancelled() {
+            Err(letters)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Whether the job is cancelled. O(1).
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.ctx.is_some_and(SolveContext::is_cancelled)
     }
 }
 
@@ -284,8 +375,41 @@ mod tests {
             power.append_power(&w, e, &o);
             assert_eq!(power.evaluate(&gens, 6), x.pow(e), "e = {e}");
         }
-        assert_eq!(w.clone().at_most(2), Ok(Some(w.clone())));
-        assert_eq!(w.at_most(1), Err(2));
+        assert_eq!(
+            w.clone().at_most(LetterBudget::letters(2)),
+            Ok(Some(w.clone()))
+        );
+        assert_eq!(w.at_most(LetterBudget::letters(1)), Err(2));
+    }
+
+    /// `taken_off` is `g` times the word's inverse (against `evaluate`), and a cancelled job
+    /// stops it, as it stops any word at its first check.
+    #[test]
+    fn a_word_taken_off_a_permutation_and_a_cancelled_budget() {
+        let gens = [
+            Perm::parse_cycles("(1,2,3,4,5,6,7)", 7).unwrap(),
+            Perm::parse_cycles("(1,2)", 7).unwrap(),
+        ];
+        let inverses: Vec<Perm> = gens.iter().map(Perm::inverse).collect();
+        let o = GeneratorOrders::unknown();
+        let mut w = Word::identity();
+        // 3 · 5,000 letters: more than one stretch between checks.
+        for _ in 0..5_000 {
+            w.push(0, 2, &o);
+            w.push(1, -1, &o);
+        }
+        let g = Perm::parse_cycles("(2,5,7)(3,4)", 7).unwrap();
+        let within = LetterBudget::letters(u64::MAX);
+        let expected = g.compose(&w.evaluate(&gens, 7).inverse());
+        assert_eq!(w.taken_off(&g, &gens, &inverses, within), Ok(expected));
+        let flag = crate::CancelFlag::new();
+        flag.cancel();
+        let ctx = SolveContext::new(flag, None);
+        let cancelled = LetterBudget::new(u64::MAX, &ctx);
+        assert_eq!(w.taken_off(&g, &gens, &inverses, cancelled), Err(w.len()));
+        assert_eq!(cancelled.check(1), Err(1));
+        assert_eq!(w.clone().at_most(cancelled), Err(w.len()));
+        assert_eq!(within.less(10).max(), u64::MAX - 10);
     }
 
     #[test]
