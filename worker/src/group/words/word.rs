@@ -79,6 +79,8 @@ impl GeneratorOrders {
     /// `e` reduced modulo the order `m` of `generator` into `(-m/2, m/2]`.
     pub(super) fn reduce(&self, generator: u32, e: i64) -> i64 {
         match self.0.get(generator as usize).copied().flatten() {
+            // Most exponents are small: already reduced, no division.
+            Some(m) if e.unsigned_abs() < (m / 2).unsigned_abs() => e,
             Some(m) => {
                 let r = e.rem_euclid(m);
                 if r > m / 2 { r - m } else { r }
@@ -164,16 +166,46 @@ impl Word {
     }
 
     /// Appends `other` (the product `self * other`), in normal form.
+    ///
+    /// Complexity: `O(letters of other)`, copied as they are past the junction.
     pub(crate) fn append(&mut self, other: &Word, orders: &GeneratorOrders) {
-        for l in &other.letters {
-            self.push(l.generator, l.exponent, orders);
-        }
+        self.append_normal(other.letters.iter().copied(), orders);
     }
 
     /// Appends `other^-1`, in normal form.
     pub(crate) fn append_inverse(&mut self, other: &Word, orders: &GeneratorOrders) {
-        for l in other.letters.iter().rev() {
-            self.push(l.generator, -l.exponent, orders);
+        let inverse = other.letters.iter().rev().map(|l| WordLetter {
+            generator: l.generator,
+            exponent: -l.exponent,
+        });
+        self.append_normal(inverse, orders);
+    }
+
+    /// Appends `letters` that are in normal form among themselves (a word's, or its inverse's):
+    /// they can only merge with this word's end, so once one is pushed without merging, each
+    /// next one is copied as it is, unless `orders` changes its exponent (a word made with
+    /// other orders, such as an image's words, is reduced again) or drops it.
+    fn append_normal(
+        &mut self,
+        letters: impl Iterator<Item = WordLetter>,
+        orders: &GeneratorOrders,
+    ) {
+        // Whether the last letter is the previous one of `letters`, so that the next differs
+        // from it in generator.
+        let mut joined = false;
+        for l in letters {
+            let e = orders.reduce(l.generator, l.exponent);
+            if joined && e == l.exponent {
+                self.letters.push(l);
+                self.len += e.unsigned_abs();
+                continue;
+            }
+            let merges = self
+                .letters
+                .last()
+                .is_some_and(|last| last.generator == l.generator);
+            self.push(l.generator, l.exponent, orders);
+            joined = !merges && e != 0;
         }
     }
 
@@ -341,6 +373,50 @@ mod tests {
         }
         assert_eq!(w.to_string(), "g3");
         assert_eq!(w.len(), 1);
+    }
+
+    /// Appending a word, or its inverse, letter by letter through `push` and at once through
+    /// `append` (which copies past the junction) give the same word: random words over three
+    /// generators, made with orders that may differ from the ones they are appended with (as an
+    /// image's words are), including unknown ones.
+    #[test]
+    fn append_agrees_with_pushing_letter_by_letter() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6041);
+        let order_sets = [
+            GeneratorOrders::unknown(),
+            orders(&[2, 3, 4]),
+            orders(&[4, 6, 12]),
+            orders(&[1, 5, 2]),
+        ];
+        for _ in 0..2_000 {
+            let made_with = &order_sets[rng.random_range(0..order_sets.len())];
+            let appended_with = &order_sets[rng.random_range(0..order_sets.len())];
+            let mut random_word = |orders: &GeneratorOrders| {
+                let mut w = Word::identity();
+                for _ in 0..rng.random_range(0..12) {
+                    let e = rng.random_range(-7i64..=7);
+                    w.push(rng.random_range(0..3), if e == 0 { 1 } else { e }, orders);
+                }
+                w
+            };
+            let start = random_word(appended_with);
+            let other = random_word(made_with);
+            let mut pushed = start.clone();
+            for l in other.letters() {
+                pushed.push(l.generator, l.exponent, appended_with);
+            }
+            let mut appended = start.clone();
+            appended.append(&other, appended_with);
+            assert_eq!(appended, pushed, "{start} then {other}");
+            let mut pushed = start.clone();
+            for l in other.letters().iter().rev() {
+                pushed.push(l.generator, -l.exponent, appended_with);
+            }
+            let mut appended = start;
+            appended.append_inverse(&other, appended_with);
+            assert_eq!(appended, pushed, "then the inverse of {other}");
+        }
     }
 
     #[test]
