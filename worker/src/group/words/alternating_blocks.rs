@@ -230,9 +230,8 @@ impl AlternatingBlocksWords {
             return Ok(None);
         }
         let left = budget.less(u.len());
-        let Some(mut word) =
-            word_in_writing_order(&self.bottom, z.images().to_vec(), &self.orders, left)
-                .map_err(|letters| letters.saturating_add(u.len()))?
+        let Some(mut word) = word_in_writing_order(&self.bottom, z.images().to_vec(), left)
+            .map_err(|letters| letters.saturating_add(u.len()))?
         else {
             return Ok(None); // z fixes every oriented block, so this is never reached
         };

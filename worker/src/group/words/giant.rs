@@ -671,39 +671,45 @@ impl GiantWords {
         let Some(inner) = self.points.restrict(g) else {
             return Ok(None);
         };
-        self.word_of_inner(inner, budget)
+        let mut word = Word::identity();
+        Ok(self
+            .append_word_of_inner(inner, &mut word, budget)?
+            .then_some(word))
     }
 
-    /// The word of the permutation `inner` of the orbit's points (numbered in increasing order,
-    /// as [`MovedPoints`] numbers them): `Ok(None)` when it is not in the giant (odd for `Alt`),
-    /// `Err(letters)` as soon as the word would be longer than `budget` allows.
-    pub(crate) fn word_of_inner(
+    /// Appends to `word` the word of the permutation `inner` of the orbit's points (numbered in
+    /// increasing order, as [`MovedPoints`] numbers them), piece by piece, `budget` counting
+    /// all of `word`: `Ok(false)` when it is not in the giant (odd for `Alt`; `word` is then to
+    /// be dropped), `Err(letters)` as soon as `budget` stops the word.
+    pub(crate) fn append_word_of_inner(
         &self,
         inner: Vec<u32>,
+        word: &mut Word,
         budget: LetterBudget<'_>,
-    ) -> Result<Option<Word>, u64> {
+    ) -> Result<bool, u64> {
         debug_assert!(self.rest.is_none(), "the free points' action is dropped");
-        Ok(self
-            .word_and_rest_of_inner(inner, budget)?
-            .map(|(word, _)| word))
+        Ok(self.append_word_and_rest(inner, word, budget)?.is_some())
     }
 
-    /// The word `w` of the action on the orbit's points of `z` (images of all points), when
-    /// this structure is written before others ([`on_orbit_before`](Self::on_orbit_before),
-    /// [`on_blocks_before`](Self::on_blocks_before)): `w` also moves their points, so `z` is
-    /// replaced there by `w⁻¹ · z` (which maps `x^w` to `x^z`), what they are to write.
-    /// `Ok(None)` when the action is not in the giant, `Err(letters)` as soon as the word would
-    /// be longer than `budget` allows.
-    pub(crate) fn word_of_leading(
+    /// Appends to `word` the word `w` of the action on the orbit's points of `z` (images of
+    /// all points), when this structure is written before others
+    /// ([`on_orbit_before`](Self::on_orbit_before), [`on_blocks_before`](Self::on_blocks_before)):
+    /// `w` also moves their points, so `z` is replaced there by `w⁻¹ · z` (which maps `x^w` to
+    /// `x^z`), what they are to write. Appended piece by piece, so that `budget` (for the whole
+    /// `word`) is checked after each and no long part is copied again. `Ok(false)` when the
+    /// action is not in the giant (`word` is then to be dropped), `Err(letters)` as soon as
+    /// `budget` stops the word.
+    pub(crate) fn append_word_of_leading(
         &self,
         z: &mut [u32],
+        word: &mut Word,
         budget: LetterBudget<'_>,
-    ) -> Result<Option<Word>, u64> {
+    ) -> Result<bool, u64> {
         let Some(inner) = self.points.restrict_images(z) else {
-            return Ok(None);
+            return Ok(false);
         };
-        let Some((word, rest)) = self.word_and_rest_of_inner(inner, budget)? else {
-            return Ok(None);
+        let Some(rest) = self.append_word_and_rest(inner, word, budget)? else {
+            return Ok(false);
         };
         if let Some(r) = &self.rest {
             let later = r.points.points();
@@ -712,23 +718,24 @@ impl GiantWords {
                 z[later[image as usize] as usize] = z_of_x;
             }
         }
-        Ok(Some(word))
+        Ok(true)
     }
 
-    /// Like [`word_of_inner`](Self::word_of_inner), with the word's action on the free points
-    /// (images of their numbers in increasing order; empty without them).
-    fn word_and_rest_of_inner(
+    /// Like [`append_word_of_inner`](Self::append_word_of_inner), returning the word's action
+    /// on the free points (images of their numbers in increasing order; empty without them),
+    /// `None` for a non-member.
+    fn append_word_and_rest(
         &self,
         inner: Vec<u32>,
+        w: &mut Word,
         budget: LetterBudget<'_>,
-    ) -> Result<Option<(Word, Vec<u32>)>, u64> {
+    ) -> Result<Option<Vec<u32>>, u64> {
         let m = self.points.len() as u32;
         // The free points' images, numbered after the orbit's as the trees' edges number them.
         let mut rest: Vec<u32> = match &self.rest {
             Some(r) => (m..m + r.points.len() as u32).collect(),
             None => Vec::new(),
         };
-        let mut w = Word::identity();
         let mut even = inner;
         if let Some((odd_inv, odd_word)) = &self.odd
             && !is_even(&even)
@@ -760,7 +767,7 @@ impl GiantWords {
             return Ok(None);
         }
         let mut piece = |targets: [u32; 3]| -> Result<(), u64> {
-            self.append_three_cycle(&mut w, &mut rest, targets);
+            self.append_three_cycle(w, &mut rest, targets);
             budget.check(w.len())?;
             Ok(())
         };
@@ -774,7 +781,7 @@ impl GiantWords {
             }
         }
         rest.iter_mut().for_each(|y| *y -= m);
-        Ok(Some((w, rest)))
+        Ok(Some(rest))
     }
 
     /// Appends to `w` a word of the 3-cycle `(a b c)`: conjugates `u⁻¹ e^{±1} u` of the base

@@ -131,25 +131,18 @@ pub(super) fn in_writing_order<P>(
 
 /// The word of `z` (images of all points) from the parts' `words` in the order of
 /// [`in_writing_order`]: each part's word leaves in `z` what the later parts are to write
-/// ([`GiantWords::word_of_leading`]). `Ok(None)` when `z` is not a member on some part,
+/// ([`GiantWords::append_word_of_leading`]). `Ok(None)` when `z` is not a member on some part,
 /// `Err(letters)` as soon as the word is known to be longer than `budget` allows.
 pub(super) fn word_in_writing_order(
     words: &[GiantWords],
     mut z: Vec<u32>,
-    orders: &GeneratorOrders,
     budget: LetterBudget<'_>,
 ) -> Result<Option<Word>, u64> {
     let mut word = Word::identity();
     for part_words in words {
-        let left = budget.less(word.len());
-        let Some(part) = part_words
-            .word_of_leading(&mut z, left)
-            .map_err(|letters| word.len().saturating_add(letters))?
-        else {
+        if !part_words.append_word_of_leading(&mut z, &mut word, budget)? {
             return Ok(None);
-        };
-        word.append(&part, orders);
-        budget.check(word.len())?;
+        }
     }
     Ok(Some(word))
 }
@@ -235,7 +228,7 @@ impl GiantProductWords {
             y_word.push(j, 1, &self.orders);
         }
         let z: Vec<u32> = g.compose(&y.inverse()).images().to_vec();
-        let Some(mut word) = word_in_writing_order(&self.words, z, &self.orders, budget)? else {
+        let Some(mut word) = word_in_writing_order(&self.words, z, budget)? else {
             return Ok(None);
         };
         word.append(&y_word, &self.orders);

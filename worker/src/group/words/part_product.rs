@@ -355,7 +355,7 @@ impl PartProductWords {
         }
         if !self.block_giants.is_empty() {
             let z = x.images().to_vec();
-            return word_in_writing_order(&self.block_giants, z, orders, budget);
+            return word_in_writing_order(&self.block_giants, z, budget);
         }
         let mut word = Word::identity();
         for part in 0..self.parts.len() {
@@ -370,13 +370,9 @@ impl PartProductWords {
                     Some(LargePartWords::OnOrbit(giant)) => {
                         // The part is sorted, as the giant numbers the orbit's points.
                         let inner = at.iter().map(|&i| u32::from(i)).collect();
-                        let Some(w) = giant
-                            .word_of_inner(inner, left)
-                            .map_err(|letters| word.len().saturating_add(letters))?
-                        else {
+                        if !giant.append_word_of_inner(inner, &mut word, budget)? {
                             return Ok(None);
-                        };
-                        word.append(&w, orders);
+                        }
                         continue;
                     }
                     Some(LargePartWords::InElements(words)) => words,
