@@ -8,7 +8,8 @@
 //! where the transversals would not fit, random permutations of the moved points that are
 //! members, or for a group that is not a giant products of `4·d` random generators)
 //! are written as words (timed: words per second); every word is multiplied out and compared
-//! with its element. With `gap` on the `PATH`, GAP 4's `EpimorphismFromFreeGroup` and
+//! with its element. Where a word takes 2 ms or more, up to five are cancelled halfway and the
+//! longest wait for the method to give up is printed (on stderr). With `gap` on the `PATH`, GAP 4's `EpimorphismFromFreeGroup` and
 //! `PreImagesRepresentative` run on the same generators and elements in the same run
 //! (`worker/benches/gap/words_bench.g`), and their set-up time and lengths are printed beside;
 //! GAP is stopped after `S` seconds (default 300) and reported as `> S s`.
@@ -23,8 +24,8 @@ mod bench_args;
 #[path = "common/wreath_elements.rs"]
 mod wreath_elements;
 use bench_args::BenchArgs;
-use orbit_worker::group::{GroupWords, Perm, PermGroup, Word, WordEffort};
-use orbit_worker::{Limits, SolveContext};
+use orbit_worker::group::{GroupWords, LetterBudget, Perm, PermGroup, Word, WordEffort};
+use orbit_worker::{CancelFlag, Limits, SolveContext};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -174,6 +175,12 @@ fn main() {
                 "{name}: a word multiplied out"
             );
         }
+        if let Some(latency) = cancel_latency(&words, &elems, 1.0 / per_sec) {
+            eprintln!(
+                "{name}: cancelled halfway through a word, the longest wait for it to stop: {:.1} ms",
+                latency * 1e3
+            );
+        }
         let mean = lengths.iter().sum::<u64>() as f64 / lengths.len() as f64;
         let max = lengths.iter().max().copied().unwrap_or(0);
         let gap_cells = gap
@@ -199,6 +206,33 @@ fn main() {
         );
         std::io::stdout().flush().ok();
     }
+}
+
+/// The longest time, over up to five members, from a cancel halfway through a word (by the
+/// mean time `seconds_per_word`) to the word's method giving up (a cancelled job is to free
+/// its worker within 100 ms); `None` for words under 2 ms, too quick to cancel halfway.
+fn cancel_latency(words: &GroupWords, elems: &[Perm], seconds_per_word: f64) -> Option<f64> {
+    if seconds_per_word < 2e-3 {
+        return None;
+    }
+    let halfway = std::time::Duration::from_secs_f64(seconds_per_word / 2.0);
+    let mut longest = 0f64;
+    for x in elems.iter().take(5) {
+        let flag = CancelFlag::new();
+        let ctx = SolveContext::new(flag.clone(), None);
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(halfway);
+            flag.cancel();
+            Instant::now()
+        });
+        let stopped = words.word_within(x, LetterBudget::new(u64::MAX, &ctx));
+        let ended = Instant::now();
+        let cancelled_at = canceller.join().expect("canceller thread");
+        if stopped.is_err() {
+            longest = longest.max(ended.saturating_duration_since(cancelled_at).as_secs_f64());
+        }
+    }
+    Some(longest)
 }
 
 fn case(name: &str) -> (usize, Vec<Perm>) {
