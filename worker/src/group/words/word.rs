@@ -298,7 +298,7 @@ impl std::fmt::Display for Word {
 }
 
 /// Letters applied between two checks for cancellation in [`Word::taken_off`]: at degree 1,000
-/// about a millisecond's work.
+/// four million images, a few milliseconds.
 const LETTERS_BETWEEN_CHECKS: u64 = 1 << 12;
 
 /// How far a member's word may grow: at most `max` letters, and only while the job it is
