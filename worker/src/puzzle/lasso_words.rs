@@ -42,7 +42,7 @@
 //! groups", J. Symbolic Comput. 26 (1998) (words for group members).
 
 use super::moves::{MovesFail, Walker};
-use crate::group::{GroupWords, Perm, PermGroup, Word, WordEffort};
+use crate::group::{GroupWords, LetterBudget, Perm, PermGroup, Word, WordEffort};
 use crate::memory::MemoryBudget;
 use crate::{Limits, SolveContext, SolveError};
 
@@ -238,12 +238,17 @@ impl LassoWords {
     }
 
     /// The word taking each non-entry token `i` (local) to `sigma[i]`, or `Err(letters)` as soon
-    /// as it is known to need more than `max_letters`; `Ok(None)` if no closed walk does it.
-    pub(crate) fn word_of(&self, sigma: Vec<u32>, max_letters: u64) -> Result<Option<Word>, u64> {
+    /// as `budget` stops it (more letters than it allows, or the job cancelled); `Ok(None)` if
+    /// no closed walk does it.
+    pub(crate) fn word_of(
+        &self,
+        sigma: Vec<u32>,
+        budget: LetterBudget<'_>,
+    ) -> Result<Option<Word>, u64> {
         let Ok(p) = Perm::from_images(sigma, "sigma") else {
             return Ok(None);
         };
-        self.words.word_of_at_most(&p, max_letters)
+        self.words.word_within(&p, budget)
     }
 
     /// The local vertices the blank steps to along lasso `i` from the entry, forwards or
@@ -383,13 +388,15 @@ fn walk_word_of(
 ) -> Result<(), MovesFail> {
     let room = w.moves_left();
     let by_memory = w.budget().remaining() / LETTER_BYTES;
-    let word = match lw.word_of(sigma, room.min(by_memory)) {
+    let word = match lw.word_of(sigma, LetterBudget::new(room.min(by_memory), w.ctx())) {
         Ok(Some(word)) => word,
         Ok(None) => {
             return Err(MovesFail::Inconsistent(
                 "the block's rearrangement is not in its lassos' group".into(),
             ));
         }
+        // Stopped: a cancelled job first, then over the cap or the memory.
+        Err(_) if w.ctx().is_cancelled() => return Err(SolveError::Cancelled.into()),
         Err(letters) if letters > room => {
             return Err(w.over_cap(w.reported().saturating_add(letters)).into());
         }
@@ -556,7 +563,7 @@ mod tests {
                 let lw = LassoWords::new(&adj, &ctx, &mut budget).unwrap();
                 for sigma in &reach {
                     let word = lw
-                        .word_of(sigma.clone(), u64::MAX)
+                        .word_of(sigma.clone(), LetterBudget::letters(u64::MAX))
                         .unwrap()
                         .unwrap_or_else(|| panic!("{e:?}: no word for {sigma:?}"));
                     assert_eq!(&walk_word(&lw, &adj, &word), sigma, "{e:?}");
@@ -567,7 +574,9 @@ mod tests {
                     for i in (1..sigma.len()).rev() {
                         sigma.swap(i, rng.random_range(0..=i));
                     }
-                    let word = lw.word_of(sigma.clone(), u64::MAX).unwrap();
+                    let word = lw
+                        .word_of(sigma.clone(), LetterBudget::letters(u64::MAX))
+                        .unwrap();
                     assert_eq!(word.is_some(), reach.contains(&sigma), "{e:?} {sigma:?}");
                 }
             }
@@ -583,7 +592,10 @@ mod tests {
         let lw = LassoWords::new(&adj, &ctx, &mut budget).unwrap();
         assert_eq!(lw.generators(), 2);
         let sigma: Vec<u32> = vec![1, 0, 2, 3, 4, 5, 6, 7];
-        let word = lw.word_of(sigma.clone(), u64::MAX).unwrap().unwrap();
+        let word = lw
+            .word_of(sigma.clone(), LetterBudget::letters(u64::MAX))
+            .unwrap()
+            .unwrap();
         // Walk it (every step an edge, the blank back on the entry): token i ends on sigma[i].
         assert_eq!(walk_word(&lw, &adj, &word), sigma);
     }
