@@ -98,6 +98,13 @@ const SERIES_WALK: usize = 8;
 /// Elements whose restrictions fell outside their parts' tables (the samples missed part of a
 /// part's group) that the parts' series are made again with, at most.
 const SERIES_REBUILDS: usize = 8;
+/// Point images spent on the random kernel elements of one search (each `t · u⁻¹` costs its
+/// image word's letters times the degree), beyond which the search declines: about 2^35, half
+/// a minute or so. Where they are needed at all they are the search's last resort, and with
+/// image words of a million letters each, thousands of them (the tries allowed per missing
+/// dimension) would take hours (three wreath orbits of blocks of four to eight points, degree
+/// 840); the words bench's cases spend a few seconds at most.
+const MAX_RANDOM_IMAGES: u64 = 1 << 35;
 
 /// How a search of the kernel ([`ActionKernelWords::find_kernel`]) ended.
 enum KernelSearch {
@@ -442,6 +449,7 @@ impl ActionKernelWords {
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let mut idle = 0usize;
         let mut walk = 2usize;
+        let mut random_images = 0u64;
         loop {
             ctx.check()?;
             if self.kernel.order_at_least() == *kernel_order {
@@ -459,7 +467,12 @@ impl ActionKernelWords {
                     if idle.is_multiple_of(32) {
                         walk = (walk + 1).min(16);
                     }
-                    self.random_kernel_element(&mut rng, walk)
+                    if random_images > MAX_RANDOM_IMAGES {
+                        return Ok(KernelSearch::Declined);
+                    }
+                    let (x, w, images) = self.random_kernel_element(&mut rng, walk, ctx)?;
+                    random_images = random_images.saturating_add(images);
+                    (x, w)
                 }
             };
             // In the kernel by construction; checked all the same (O(d)), as the proof needs it.
@@ -525,7 +538,7 @@ impl ActionKernelWords {
         samples.extend_from_slice(outside);
         for _ in 0..SERIES_SAMPLES {
             ctx.check()?;
-            samples.push(self.random_kernel_element(&mut rng, SERIES_WALK).0);
+            samples.push(self.random_kernel_element(&mut rng, SERIES_WALK, ctx)?.0);
         }
         PartSeries::of(
             self.kernel.parts(),
@@ -537,8 +550,17 @@ impl ActionKernelWords {
     }
 
     /// `t · u⁻¹` for a random word `t` of at most `walk` letters and `u` the word of its image:
-    /// an element of the kernel, with its word.
-    fn random_kernel_element(&self, rng: &mut ChaCha8Rng, walk: usize) -> (Perm, Word) {
+    /// an element of the kernel, with its word and the point images it cost (`|u|` times the
+    /// degree; `u` can have millions of letters, so a cancel stops its evaluation).
+    ///
+    /// # Errors
+    /// [`SolveError::Cancelled`].
+    fn random_kernel_element(
+        &self,
+        rng: &mut ChaCha8Rng,
+        walk: usize,
+        ctx: &SolveContext,
+    ) -> Result<(Perm, Word, u64), SolveError> {
         let k = self.generators.len() as u32;
         let mut t = Perm::identity(self.generators[0].degree());
         let mut w = Word::identity();
@@ -562,11 +584,12 @@ impl ActionKernelWords {
                 &t,
                 &self.generators,
                 &self.inverses,
-                LetterBudget::letters(u64::MAX),
+                LetterBudget::new(u64::MAX, ctx),
             )
-            .expect("never cancelled");
+            .map_err(|_| SolveError::Cancelled)?;
+        let images = u.len().saturating_mul(t.degree() as u64);
         w.append_inverse(&u, &self.orders);
-        (x, w)
+        Ok((x, w, images))
     }
 }
 
