@@ -1,8 +1,9 @@
 //! What both ends of the wire agree on beyond the messages themselves: the names of gRPC status
 //! codes as `JobError.code_name` carries them, the HTTP/2 flow-control windows, the default
 //! largest message, and how a status's `google.rpc` error details become a `JobError`'s typed
-//! fields ([`job_error`]). They live here, in the contract crate, so that the server and the Rust client
-//! share one definition without the client depending on the server.
+//! fields ([`job_error`](crate::wire::job_error)). They live here, in the contract crate, so that
+//! the server and the Rust client share one definition without the client depending on the
+//! server.
 
 use tonic::Code;
 
