@@ -551,7 +551,8 @@ impl ActionKernelWords {
 
     /// `t · u⁻¹` for a random word `t` of at most `walk` letters and `u` the word of its image:
     /// an element of the kernel, with its word and the point images it cost (`|u|` times the
-    /// degree; `u` can have millions of letters, so a cancel stops its evaluation).
+    /// degree; `u` can have millions of letters, so a cancel stops both its writing and its
+    /// evaluation).
     ///
     /// # Errors
     /// [`SolveError::Cancelled`].
@@ -575,17 +576,15 @@ impl ActionKernelWords {
             }
         }
         let image = self.action.image(&t).expect("a member acts");
+        // Only a cancel stops either step: no cap applies to the kernel's own elements.
+        let budget = LetterBudget::new(u64::MAX, ctx);
         let u = self
             .image
-            .word_of(&image)
+            .word_within(&image, budget)
+            .map_err(|_| SolveError::Cancelled)?
             .expect("the image of a member is a member of the image");
         let x = u
-            .taken_off(
-                &t,
-                &self.generators,
-                &self.inverses,
-                LetterBudget::new(u64::MAX, ctx),
-            )
+            .taken_off(&t, &self.generators, &self.inverses, budget)
             .map_err(|_| SolveError::Cancelled)?;
         let images = u.len().saturating_mul(t.degree() as u64);
         w.append_inverse(&u, &self.orders);
