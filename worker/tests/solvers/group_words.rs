@@ -1473,6 +1473,18 @@ fn group_words_product_of_two_wreath_products_of_large_blocks() {
     check_two_wreath_products(6030, (10, 3), (9, 4), expected, 4);
 }
 
+/// `Sym(4) wr Sym(20)` on 80 points beside `Sym(8) wr Sym(12)` on 96 more, likewise: through
+/// both orbits' blocks the kernel's bottom is a product over the blocks (`Alt(8)` on the larger
+/// ones), where no short kernel element's power is an involution of `V_4` on one four-point
+/// block alone (each has involutions on the `Alt(8)` blocks too); the `V_4` of the small blocks
+/// is a layer of the kernel's series of its own: 21,159 to 23,177 letters a word here (without
+/// that layer, 46,262 to 52,159).
+#[test]
+fn group_words_product_of_two_wreath_products_with_blocks_of_four_beside_larger_blocks() {
+    let expected = (30_000, WordMethod::ActionKernel);
+    check_two_wreath_products(6031, (4, 20), (8, 12), expected, 4);
+}
+
 /// Words for the group of three random elements of `Sym(b1) wr Sym(m1)` beside `Sym(b2) wr
 /// Sym(m2)` (each moving both orbits), by `method`. The group's
 /// own membership test (its stabiliser chain) is the oracle: of 12 random elements of the

@@ -74,6 +74,13 @@ enum LayerMap {
     Signs,
     /// The rotation on each part of three or four points, over `GF(3)`: defined on `K_1`.
     Rotations,
+    /// On each part of four points, the element of the Klein four-group `V_4` (the pairings
+    /// fixed) as a vector over `GF(2)^2`: defined where the signs and rotations are trivial.
+    /// Only when `K_2` is taken part by part (beside larger parts), where the four-point parts
+    /// end here instead: an element of `V_4` on one part is a power of a kernel element only
+    /// when that element has odd order on every other part, which beside `Alt(8)` parts
+    /// (`Sym(4) wr Sym(11)` beside `Sym(8) wr Sym(80)`) no short one had.
+    Klein,
     /// Layer `.0` of the parts' own series ([`PartSeries`]), which replaces the two above
     /// when it is used.
     Series(usize),
@@ -116,6 +123,15 @@ impl Layer {
                 parts
                     .iter()
                     .map(|part| rotation_on(x, part, position))
+                    .collect(),
+            ),
+            LayerMap::Klein => Some(
+                parts
+                    .iter()
+                    .flat_map(|part| {
+                        let k = klein_on(x, part, position);
+                        [k & 1, k >> 1]
+                    })
                     .collect(),
             ),
             LayerMap::Series(layer) => series?.vector(layer, x, parts, position),
@@ -188,6 +204,16 @@ fn rotation_on(x: &Perm, part: &[u32], position: &[Option<(u32, u32)>]) -> u8 {
     }
 }
 
+/// The element of `V_4` that `x` (trivial on `part`'s pairings) is on a part of four points, as
+/// the index its point 0 goes to (`V_4` is regular on the four points, so this is an
+/// isomorphism onto `GF(2)^2` in binary); 0 on other parts.
+fn klein_on(x: &Perm, part: &[u32], position: &[Option<(u32, u32)>]) -> u8 {
+    if part.len() != 4 {
+        return 0;
+    }
+    position[x.image(part[0]) as usize].map_or(0, |(_, i)| i as u8)
+}
+
 /// The bottom of the series, `K_2`: elementary abelian, or a direct product over the parts.
 #[derive(Debug)]
 enum Bottom {
@@ -247,14 +273,18 @@ impl KernelSeriesWords {
         } else {
             Bottom::Abelian(ElementaryAbelianWords::new(degree))
         };
+        let mut layers = vec![
+            Layer::new(LayerMap::Signs, 2),
+            Layer::new(LayerMap::Rotations, 3),
+        ];
+        if by_parts && parts.iter().any(|p| p.len() == 4) {
+            layers.push(Layer::new(LayerMap::Klein, 2));
+        }
         KernelSeriesWords {
             degree,
             parts,
             position,
-            layers: vec![
-                Layer::new(LayerMap::Signs, 2),
-                Layer::new(LayerMap::Rotations, 3),
-            ],
+            layers,
             series: None,
             bottom,
             kept: Vec::new(),
@@ -540,8 +570,19 @@ pub(super) mod tests {
     /// Inserts `gens` as the elements found (each its own letter), then checks the order bound
     /// against the closure's size and that every element's word multiplies out to it.
     fn check_every_element(gens: &[Perm], d: usize, parts: Vec<Vec<u32>>, order: usize) {
+        check_every_element_by(gens, d, parts, false, order);
+    }
+
+    /// [`check_every_element`] with `K_2` taken part by part or not (`by_parts`).
+    fn check_every_element_by(
+        gens: &[Perm],
+        d: usize,
+        parts: Vec<Vec<u32>>,
+        by_parts: bool,
+        order: usize,
+    ) {
         let orders = GeneratorOrders::of(gens);
-        let mut k = KernelSeriesWords::new(d, parts, false, u64::MAX);
+        let mut k = KernelSeriesWords::new(d, parts, by_parts, u64::MAX);
         let all = closure_of(gens, d);
         assert_eq!(all.len(), order);
         // The generators, then products of pairs, until the bound reaches the order.
@@ -633,5 +674,24 @@ pub(super) mod tests {
             perm("(1,2)(3,4)", 8),
         ];
         check_every_element(&gens, 8, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]], 96);
+    }
+
+    /// `K_2` part by part with a part of four points beside one of five: the `V_4` elements
+    /// (the last two generators) come with involutions on the other part, so no power of
+    /// theirs moves one part; they go to the Klein layer. A subdirect product of `Sym(4)` and
+    /// `Sym(5)` with equal signs, of order `24 · 120 / 2`; every element's word multiplies out
+    /// to it (without the Klein layer the bound stops at 720).
+    #[test]
+    fn klein_four_parts_beside_a_product_part() {
+        let gens = [
+            perm("(1,2)(5,6)", 9),
+            perm("(1,2,3)(5,6,7)", 9),
+            perm("(5,6,7,8,9)", 9),
+            perm("(5,6,7)", 9),
+            perm("(1,2)(3,4)(5,6)(7,8)", 9),
+            perm("(1,3)(2,4)(5,6)(8,9)", 9),
+        ];
+        let parts = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7, 8]];
+        check_every_element_by(&gens, 9, parts, true, 1440);
     }
 }
