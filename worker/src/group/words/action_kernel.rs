@@ -282,8 +282,9 @@ impl ActionKernelWords {
         };
         if !matches!(first, KernelSearch::Complete) {
             // A bottom that is not elementary abelian: down the parts' own series when their
-            // groups are small and solvable (`D_5^40`), else perhaps a product over the parts
-            // (`Alt(5)^40`). The series' tables come from samples; an element outside them
+            // groups are small (`D_5^40`; an insoluble part's residual is then written part by
+            // part: `AGL(1,7)^58 × Alt(5)^65`), else perhaps a product over the parts below
+            // their signs (`Alt(5)^40`, `Sym(4)^11 × Sym(8)^80`). The series' tables come from samples; an element outside them
             // makes them again with it (the random samples can miss a part's group entirely:
             // in `D_5 wr C_2 wr C_2 wr Sym(20)` a short random word's image word gives it back).
             // The element the first search stopped at is a sample already.
@@ -295,7 +296,8 @@ impl ActionKernelWords {
                 let Some(series) = words.part_series(&outside, ctx, budget_bytes / 8)? else {
                     break false;
                 };
-                words.kernel = KernelSeriesWords::with_series(degree, parts.clone(), series);
+                words.kernel =
+                    KernelSeriesWords::with_series(degree, parts.clone(), series, budget_bytes / 8);
                 match search(&mut words)? {
                     KernelSearch::Complete => break true,
                     KernelSearch::NotElementary(x) if outside.len() < SERIES_REBUILDS => {

@@ -293,22 +293,26 @@ impl KernelSeriesWords {
     }
 
     /// An empty structure as [`new`](Self::new)'s, written down the parts' own `series`
-    /// instead (every element is the identity below its last layer, so the bottom stays
-    /// empty).
+    /// instead. Below its last layer an element is the identity on every part whose group is
+    /// solvable; when some part's is not ([`PartSeries::has_residual`]), what is left on those
+    /// parts is taken part by part (as `new`'s with `by_parts`, isolating powers of at most
+    /// `max_power_bytes`), else the bottom stays empty.
     pub(super) fn with_series(
         degree: usize,
         parts: Vec<Vec<u32>>,
         series: PartSeries,
+        max_power_bytes: u64,
     ) -> KernelSeriesWords {
         let layers = series
             .primes()
             .enumerate()
             .map(|(i, p)| Layer::new(LayerMap::Series(i), p))
             .collect();
+        let by_parts = series.has_residual();
         KernelSeriesWords {
             layers,
             series: Some(series),
-            ..KernelSeriesWords::new(degree, parts, false, 0)
+            ..KernelSeriesWords::new(degree, parts, by_parts, max_power_bytes)
         }
     }
 
