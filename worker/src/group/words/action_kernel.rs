@@ -98,13 +98,27 @@ const SERIES_WALK: usize = 8;
 /// Elements whose restrictions fell outside their parts' tables (the samples missed part of a
 /// part's group) that the parts' series are made again with, at most.
 const SERIES_REBUILDS: usize = 8;
-/// Point images spent on the random kernel elements of one search (each `t · u⁻¹` costs its
-/// image word's letters times the degree), beyond which the search declines: about 2^35, half
-/// a minute or so. Where they are needed at all they are the search's last resort, and with
-/// image words of a million letters each, thousands of them (the tries allowed per missing
-/// dimension) would take hours (three wreath orbits of blocks of four to eight points, degree
-/// 840); the words bench's cases spend a few seconds at most.
-const MAX_RANDOM_IMAGES: u64 = 1 << 35;
+/// Work of one route's kernel search ([`ActionKernelWords::work`]: point images of the random
+/// kernel elements, each `t · u⁻¹` costing its image word's letters times the degree, and
+/// letters of the candidates' words written), beyond which the search declines: about 2^35,
+/// half a minute or so. Where random elements are needed at all they are the search's last
+/// resort, and with image words of a million letters each, thousands of them (the tries allowed
+/// per missing dimension) would take hours (three wreath orbits of blocks of four to eight
+/// points, degree 840); the words bench's cases spend a few seconds at most.
+const MAX_WORK: u64 = 1 << 35;
+
+/// The same bound for the second route tried ([`ActionKernelWords::new`]), a second or so: the
+/// first route has words already.
+const SECOND_ROUTE_WORK: u64 = 1 << 31;
+
+/// Parts of the kernel through one orbit (the other orbits) from which the action on all
+/// orbits' blocks is tried too: with one or two the first route's words were the shorter or
+/// the second's search ran long (`Sym(4) wr Sym(100)` beside `Sym(300)`, `Sym(3) wr Sym(100)`
+/// beside `Sym(5) wr Sym(60)` beside `Sym(100)`).
+const NESTED_PARTS: usize = 3;
+
+/// Random generators multiplied into the member on whose word two routes are compared.
+const SAMPLE_LETTERS: usize = 64;
 
 /// How a search of the kernel ([`ActionKernelWords::find_kernel`]) ended.
 enum KernelSearch {
@@ -129,6 +143,11 @@ pub(super) struct ActionKernelWords {
     inverses: Vec<Perm>,
     orders: GeneratorOrders,
     bytes: u64,
+    /// The kernel search's work so far: point images of its random elements and letters of
+    /// its candidates' words written. It declines beyond `max_work` (a search that finds no
+    /// short kernel elements could run for hours).
+    work: u64,
+    max_work: u64,
 }
 
 impl ActionKernelWords {
@@ -160,9 +179,15 @@ impl ActionKernelWords {
         // symmetric groups. When every orbit has blocks the second kernel is the smaller
         // (`Sym(4) wr Sym(100)` beside `Sym(3) wr Sym(100)`: through the first orbit the kernel
         // holds `Alt(100)` on the second's blocks, through both orbits' blocks it is solvable);
-        // when one orbit is primitive (a giant) the first is (that orbit is a part of it, written
-        // by its own giant's words). The other is tried when the first declines (orbits that are
-        // copies of each other have a diagonal as the second kernel).
+        // when one orbit is primitive (a giant) the first often is (that orbit is a part of it,
+        // written by its own giant's words), so it is built first, and the second is then
+        // tried too, within a smaller search: with several orbits left as parts of the kernel
+        // their words nest, and through all the blocks they can be far shorter (`Sym(97)`
+        // beside `Alt(5) wr Sym(15)` beside `Sym(26)` beside `C_3 wr Sym(30)`: 0.7 million
+        // letters against 5 million), or the search finds no short kernel elements; so it is
+        // tried when the first route's kernel has [`NESTED_PARTS`] parts or more. The one
+        // whose word for a random member is shorter is kept. The other is tried when the first
+        // declines (orbits that are copies of each other have a diagonal as the second kernel).
         let blocks = OrbitBlocks::of(group, generators, ctx)?;
         let blocks_first = blocks.as_ref().is_some_and(|b| b.every_orbit);
         let mut blocks = blocks.map(|b| b.action);
@@ -170,32 +195,96 @@ impl ActionKernelWords {
             && let Some(words) = ActionKernelWords::through_blocks(
                 group,
                 blocks.take(),
-                &limits,
                 effort,
                 ctx,
                 budget_bytes,
                 limit_name,
+                MAX_WORK,
             )?
         {
             return Ok(Some(words));
         }
+        let mut through_orbit = None;
         for chosen in choose_actions(group, generators, ctx, &limits)? {
             let chosen = chosen.build(generators, ctx, &limits)?;
-            if let Some(words) =
-                ActionKernelWords::through(group, chosen, effort, ctx, budget_bytes, limit_name)?
-            {
-                return Ok(Some(words));
+            let words = ActionKernelWords::through(
+                group,
+                chosen,
+                effort,
+                ctx,
+                budget_bytes,
+                limit_name,
+                MAX_WORK,
+            )?;
+            if words.is_some() {
+                through_orbit = words;
+                break;
             }
         }
-        ActionKernelWords::through_blocks(
+        let Some(first) = through_orbit else {
+            return ActionKernelWords::through_blocks(
+                group,
+                blocks,
+                effort,
+                ctx,
+                budget_bytes,
+                limit_name,
+                MAX_WORK,
+            );
+        };
+        if first.kernel.parts().len() < NESTED_PARTS {
+            return Ok(Some(first));
+        }
+        let left = budget_bytes.saturating_sub(first.bytes());
+        let second = match ActionKernelWords::through_blocks(
             group,
             blocks,
-            &limits,
             effort,
             ctx,
-            budget_bytes,
+            left,
             limit_name,
-        )
+            SECOND_ROUTE_WORK,
+        ) {
+            Ok(Some(second)) => second,
+            // What is left of the budget does not hold both: the first stays.
+            Ok(None) | Err(SolveError::LimitExceeded { .. }) => return Ok(Some(first)),
+            Err(e) => return Err(e),
+        };
+        Ok(Some(first.or_shorter(second, ctx)?))
+    }
+
+    /// `self` or `other` (words for the same group), whichever writes a random member (a product
+    /// of [`SAMPLE_LETTERS`] random generators) in fewer letters; `self` on a tie.
+    ///
+    /// # Errors
+    /// [`SolveError::Cancelled`].
+    fn or_shorter(
+        self,
+        other: ActionKernelWords,
+        ctx: &SolveContext,
+    ) -> Result<ActionKernelWords, SolveError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 0x5a3_91e);
+        let mut sample = Perm::identity(self.generators[0].degree());
+        for _ in 0..SAMPLE_LETTERS {
+            let g = rng.random_range(0..self.generators.len());
+            sample = sample.compose(&self.generators[g]);
+        }
+        let mine = match self.word_of(&sample, LetterBudget::new(u64::MAX, ctx)) {
+            Ok(Some(word)) => word.len(),
+            // Cancelled (a member always has a word).
+            _ => {
+                ctx.check()?;
+                return Ok(self);
+            }
+        };
+        // The other stops as soon as it is no shorter.
+        let theirs = other.word_of(&sample, LetterBudget::new(mine.saturating_sub(1), ctx));
+        ctx.check()?;
+        Ok(if matches!(theirs, Ok(Some(_))) {
+            other
+        } else {
+            self
+        })
     }
 
     /// [`through`](Self::through) the action on every orbit's blocks, when there is one, its
@@ -203,16 +292,17 @@ impl ActionKernelWords {
     fn through_blocks(
         group: &PermGroup,
         blocks: Option<(Action, Vec<Vec<u32>>)>,
-        limits: &Limits,
         effort: WordEffort,
         ctx: &SolveContext,
         budget_bytes: u64,
         limit_name: &'static str,
+        max_work: u64,
     ) -> Result<Option<ActionKernelWords>, SolveError> {
         let Some((action, parts)) = blocks else {
             return Ok(None);
         };
-        let image = image_group(&action, group.generators(), ctx, limits)?;
+        let limits = limits_left(budget_bytes, generators_bytes(group));
+        let image = image_group(&action, group.generators(), ctx, &limits)?;
         ActionKernelWords::through(
             group,
             (action, parts, image),
@@ -220,6 +310,7 @@ impl ActionKernelWords {
             ctx,
             budget_bytes,
             limit_name,
+            max_work,
         )
     }
 
@@ -233,6 +324,7 @@ impl ActionKernelWords {
         ctx: &SolveContext,
         budget_bytes: u64,
         limit_name: &'static str,
+        max_work: u64,
     ) -> Result<Option<ActionKernelWords>, SolveError> {
         let degree = group.degree();
         let generators = group.generators().to_vec();
@@ -265,6 +357,8 @@ impl ActionKernelWords {
             inverses,
             orders,
             bytes: held,
+            work: 0,
+            max_work,
         };
         // No seeds for a trivial kernel (a faithful action): nothing to search.
         let seeds = if kernel_order.is_one() {
@@ -436,7 +530,7 @@ impl ActionKernelWords {
     /// candidates of [`KernelCandidates`], shortest first, then random words times the inverse
     /// of their image's word. Says how it ended: complete, or stopped at an element the series
     /// cannot take (the bottom not elementary abelian), or when the random words stop bringing
-    /// new elements.
+    /// new elements or the search's work passes its bound (`max_work`).
     fn find_kernel(
         &mut self,
         kernel_order: &BigUint,
@@ -451,7 +545,6 @@ impl ActionKernelWords {
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let mut idle = 0usize;
         let mut walk = 2usize;
-        let mut random_images = 0u64;
         loop {
             ctx.check()?;
             if self.kernel.order_at_least() == *kernel_order {
@@ -469,12 +562,10 @@ impl ActionKernelWords {
                     if idle.is_multiple_of(32) {
                         walk = (walk + 1).min(16);
                     }
-                    if random_images > MAX_RANDOM_IMAGES {
+                    if self.work > self.max_work {
                         return Ok(KernelSearch::Declined);
                     }
-                    let (x, w, images) = self.random_kernel_element(&mut rng, walk, ctx)?;
-                    random_images = random_images.saturating_add(images);
-                    (x, w)
+                    self.random_kernel_element(&mut rng, walk, ctx)?
                 }
             };
             // In the kernel by construction; checked all the same (O(d)), as the proof needs it.
@@ -491,6 +582,12 @@ impl ActionKernelWords {
             let inserted = match self.kernel.insert_or_reduce(x, w, &self.orders) {
                 Ok(inserted) => inserted,
                 Err((reduced, word)) => {
+                    // Its word was written: millions of letters where the layers' elements
+                    // have long words.
+                    self.work = self.work.saturating_add(word.len());
+                    if self.work > self.max_work {
+                        return Ok(KernelSearch::Declined);
+                    }
                     candidates.wait(reduced, word, budget_bytes / 8);
                     continue;
                 }
@@ -525,10 +622,10 @@ impl ActionKernelWords {
     /// The series of the parts' own groups ([`PartSeries`]), their tables made from the
     /// elements the kernel kept so far, the elements `outside` the last tables and
     /// [`SERIES_SAMPLES`] random kernel elements more;
-    /// `None` when a part's group is too large or not solvable, or the tables would take more
-    /// than `max_bytes`.
+    /// `None` when a part's group is too large, the tables would take more than `max_bytes`
+    /// or the search's work passes its bound.
     fn part_series(
-        &self,
+        &mut self,
         outside: &[Perm],
         ctx: &SolveContext,
         max_bytes: u64,
@@ -540,6 +637,9 @@ impl ActionKernelWords {
         samples.extend_from_slice(outside);
         for _ in 0..SERIES_SAMPLES {
             ctx.check()?;
+            if self.work > self.max_work {
+                return Ok(None);
+            }
             samples.push(self.random_kernel_element(&mut rng, SERIES_WALK, ctx)?.0);
         }
         PartSeries::of(
@@ -552,18 +652,18 @@ impl ActionKernelWords {
     }
 
     /// `t · u⁻¹` for a random word `t` of at most `walk` letters and `u` the word of its image:
-    /// an element of the kernel, with its word and the point images it cost (`|u|` times the
-    /// degree; `u` can have millions of letters, so a cancel stops both its writing and its
-    /// evaluation).
+    /// an element of the kernel, with its word; the point images it cost (`|u|` times the
+    /// degree) count as the search's work. `u` can have millions of letters, so a cancel stops
+    /// both its writing and its evaluation.
     ///
     /// # Errors
     /// [`SolveError::Cancelled`].
     fn random_kernel_element(
-        &self,
+        &mut self,
         rng: &mut ChaCha8Rng,
         walk: usize,
         ctx: &SolveContext,
-    ) -> Result<(Perm, Word, u64), SolveError> {
+    ) -> Result<(Perm, Word), SolveError> {
         let k = self.generators.len() as u32;
         let mut t = Perm::identity(self.generators[0].degree());
         let mut w = Word::identity();
@@ -589,8 +689,9 @@ impl ActionKernelWords {
             .taken_off(&t, &self.generators, &self.inverses, budget)
             .map_err(|_| SolveError::Cancelled)?;
         let images = u.len().saturating_mul(t.degree() as u64);
+        self.work = self.work.saturating_add(images);
         w.append_inverse(&u, &self.orders);
-        Ok((x, w, images))
+        Ok((x, w))
     }
 }
 
