@@ -1778,12 +1778,12 @@ fn group_words_two_giant_orbits_beside_two_wreath_orbits() {
 /// `AGL(1,7) wr Sym(20)` on 140 points beside `Alt(5) wr Sym(20)` on 100 more, from three
 /// random elements moving both orbits: through both orbits' blocks the kernel is
 /// `AGL(1,7)^20 × Alt(5)^20` (or a subgroup of it tied by signs), not solvable, so not written
-/// down its blocks' series as a whole; the affine blocks go down theirs (`C_2`, `C_3`, `C_7`),
-/// and `Alt(5)`, the series' residual, block by block. Before, below the signs alone, the
-/// affine blocks' `C_3` came only as powers that move one block (every short one of them also
-/// moved `Alt(5)` blocks): 654,024 to 840,509 letters a word for the 7 members here, where now
-/// 27,524 to 32,036. The group's membership test is the oracle; members' words multiply out to
-/// them.
+/// down its blocks' series as a whole. Below the signs, a product over the blocks gets the
+/// affine blocks' `C_3` only as powers that move one block (every short one of them also moved
+/// `Alt(5)` blocks): 654,024 to 840,509 letters a word for the 7 members here, where that
+/// search completed. Here it passes its bound, and the affine blocks go down their series
+/// (`C_2`, `C_3`, `C_7`) and `Alt(5)`, the series' residual, block by block: 27,524 to 32,036.
+/// The group's membership test is the oracle; members' words multiply out to them.
 #[test]
 fn group_words_affine_blocks_beside_alternating_blocks() {
     let mut rng = ChaCha8Rng::seed_from_u64(4422);
