@@ -1727,6 +1727,28 @@ fn random_mixed_wreath_element(
     Perm::from_images(images, "a product of wreath products").expect("a permutation")
 }
 
+/// The group of three random elements of the product of wreath products over `orbits` (as
+/// [`random_mixed_wreath_element`], its points relabelled at random) and its words, which go
+/// through an action: the relabelling, the generators, the group and the words.
+fn mixed_wreath_words(
+    orbits: &[(&[Perm], usize)],
+    rng: &mut ChaCha8Rng,
+) -> (Vec<u32>, Vec<Perm>, PermGroup, GroupWords) {
+    let d: usize = orbits
+        .iter()
+        .map(|(inside, m)| inside[0].degree() * m)
+        .sum();
+    let mut relabel: Vec<u32> = (0..d as u32).collect();
+    relabel.shuffle(rng);
+    let gens: Vec<Perm> = (0..3)
+        .map(|_| random_mixed_wreath_element(orbits, &relabel, rng))
+        .collect();
+    let group = build(d, gens.clone());
+    let words = words_for(&group, 1);
+    assert_eq!(words.method(), WordMethod::ActionKernel);
+    (relabel, gens, group, words)
+}
+
 /// `Sym(30)` beside `Alt(5) wr Sym(8)` beside `Sym(20)` beside `C_3 wr Sym(10)` (120 points,
 /// three random elements moving every orbit): through the action on the first orbit the
 /// kernel acts on the three others as parts, whose words nest; through all orbits' blocks (the
@@ -1756,14 +1778,9 @@ fn group_words_two_giant_orbits_beside_two_wreath_orbits() {
         (sym20.as_slice(), 1),
         (c3.as_slice(), 10),
     ];
-    let d = 30 + 40 + 20 + 30;
-    let mut relabel: Vec<u32> = (0..d as u32).collect();
-    relabel.shuffle(&mut rng);
+    let (relabel, gens, group, words) = mixed_wreath_words(&orbits, &mut rng);
+    let d = relabel.len();
     let random = |rng: &mut ChaCha8Rng| random_mixed_wreath_element(&orbits, &relabel, rng);
-    let gens: Vec<Perm> = (0..3).map(|_| random(&mut rng)).collect();
-    let group = build(d, gens.clone());
-    let words = words_for(&group, 1);
-    assert_eq!(words.method(), WordMethod::ActionKernel);
     for _ in 0..4 {
         let x = random_product(&gens, d, 40, &mut rng);
         let word = words.word_of(&x).expect("a member");
@@ -1792,14 +1809,8 @@ fn group_words_affine_blocks_beside_alternating_blocks() {
     let alt5 = elements_in_order(5, &[perm("(1,2,3)", 5), perm("(3,4,5)", 5)]);
     assert_eq!(alt5.len(), 60);
     let orbits = [(affine.as_slice(), 20usize), (alt5.as_slice(), 20)];
-    let d = 7 * 20 + 5 * 20;
-    let mut relabel: Vec<u32> = (0..d as u32).collect();
-    relabel.shuffle(&mut rng);
+    let (relabel, gens, group, words) = mixed_wreath_words(&orbits, &mut rng);
     let random = |rng: &mut ChaCha8Rng| random_mixed_wreath_element(&orbits, &relabel, rng);
-    let gens: Vec<Perm> = (0..3).map(|_| random(&mut rng)).collect();
-    let group = build(d, gens.clone());
-    let words = words_for(&group, 1);
-    assert_eq!(words.method(), WordMethod::ActionKernel);
     let members = check_random_members(&words, &group, &gens, 12, 40_000, || random(&mut rng));
     assert!(members >= 3, "{members} members of 12");
 }
