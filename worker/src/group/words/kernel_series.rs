@@ -13,10 +13,12 @@
 //!   by the partner of point 0) by a rotation `j ↦ j + e` (`Alt(4) → Alt(3)`, with kernel
 //!   `V_4`); on other parts 0. Its kernel `K_2` holds the elements trivial on parts of two and
 //!   three points and in `V_4` on parts of four.
+//! - when `K_2` is taken part by part (below), a third: the **Klein** layer, each part of four
+//!   points' element of `V_4` over `GF(2)^2`, so that those parts are trivial below it.
 //!
-//! Instead of these two, the layers can be the parts' own series ([`PartSeries`]: `D_5^40`,
-//! reflections `C_2^40` over rotations `C_5^40`), for small solvable groups on the parts; then
-//! `K_2` is trivial.
+//! Instead of these, the layers can be the parts' own series ([`PartSeries`]: `D_5^40`,
+//! reflections `C_2^40` over rotations `C_5^40`), for small groups on the parts; then `K_2` is
+//! trivial, or for insoluble part groups their residuals, taken part by part.
 //!
 //! `K_1` and `K_2` are normal (in the whole group, too, which permutes the parts), and `K_2` is
 //! written by elimination over its prime when it is elementary abelian
