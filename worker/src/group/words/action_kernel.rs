@@ -98,9 +98,9 @@ const SERIES_WALK: usize = 8;
 /// Elements whose restrictions fell outside their parts' tables (the samples missed part of a
 /// part's group) that the parts' series are made again with, at most.
 const SERIES_REBUILDS: usize = 8;
-/// Work of one route's kernel search ([`ActionKernelWords::work`]: point images of the random
-/// kernel elements, each `t · u⁻¹` costing its image word's letters times the degree, and
-/// letters of the candidates' words written), beyond which the search declines: about 2^35,
+/// Work of one route's kernel search ([`Work`]: point images of the random kernel elements,
+/// each `t · u⁻¹` costing its image word's letters times the degree, and letters of the
+/// candidates' words written), beyond which the search declines: about 2^35,
 /// half a minute or so. Where random elements are needed at all they are the search's last
 /// resort, and with image words of a million letters each, thousands of them (the tries allowed
 /// per missing dimension) would take hours (three wreath orbits of blocks of four to eight
@@ -117,8 +117,31 @@ const SECOND_ROUTE_WORK: u64 = 1 << 31;
 /// beside `Sym(5) wr Sym(60)` beside `Sym(100)`).
 const NESTED_PARTS: usize = 3;
 
-/// Random generators multiplied into the member on whose word two routes are compared.
+/// Random generators and inverses multiplied into the member on whose word two routes are
+/// compared.
 const SAMPLE_LETTERS: usize = 64;
+
+/// The work a search of the kernel has done, and its bound: a search that finds no short
+/// kernel elements could run for hours on random ones.
+struct Work {
+    /// Point images of its random kernel elements and letters of its candidates' words written.
+    spent: u64,
+    bound: u64,
+}
+
+impl Work {
+    fn new(bound: u64) -> Work {
+        Work { spent: 0, bound }
+    }
+
+    fn add(&mut self, units: u64) {
+        self.spent = self.spent.saturating_add(units);
+    }
+
+    fn exhausted(&self) -> bool {
+        self.spent > self.bound
+    }
+}
 
 /// How a search of the kernel ([`ActionKernelWords::find_kernel`]) ended.
 enum KernelSearch {
@@ -143,11 +166,6 @@ pub(super) struct ActionKernelWords {
     inverses: Vec<Perm>,
     orders: GeneratorOrders,
     bytes: u64,
-    /// The kernel search's work so far: point images of its random elements and letters of
-    /// its candidates' words written. It declines beyond `max_work` (a search that finds no
-    /// short kernel elements could run for hours).
-    work: u64,
-    max_work: u64,
 }
 
 impl ActionKernelWords {
@@ -254,7 +272,7 @@ impl ActionKernelWords {
     }
 
     /// `self` or `other` (words for the same group), whichever writes a random member (a product
-    /// of [`SAMPLE_LETTERS`] random generators) in fewer letters; `self` on a tie.
+    /// of [`SAMPLE_LETTERS`] random generators and inverses) in fewer letters; `self` on a tie.
     ///
     /// # Errors
     /// [`SolveError::Cancelled`].
@@ -264,11 +282,7 @@ impl ActionKernelWords {
         ctx: &SolveContext,
     ) -> Result<ActionKernelWords, SolveError> {
         let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 0x5a3_91e);
-        let mut sample = Perm::identity(self.generators[0].degree());
-        for _ in 0..SAMPLE_LETTERS {
-            let g = rng.random_range(0..self.generators.len());
-            sample = sample.compose(&self.generators[g]);
-        }
+        let (sample, _) = self.random_member(&mut rng, SAMPLE_LETTERS);
         let mine = match self.word_of(&sample, LetterBudget::new(u64::MAX, ctx)) {
             Ok(Some(word)) => word.len(),
             // Cancelled (a member always has a word).
@@ -315,8 +329,9 @@ impl ActionKernelWords {
     }
 
     /// The words through one `chosen` action, or `Ok(None)` when its kernel does not go down
-    /// the series of [`KernelSeriesWords`]. Arguments and errors as for
-    /// [`new`](Self::new).
+    /// the series of [`KernelSeriesWords`]. Arguments and errors as for [`new`](Self::new), and
+    /// `max_work`, the bound of the kernel's searches ([`Work`]): one for the first search with
+    /// the series' and the product's after it, one for the residual series' search.
     fn through(
         group: &PermGroup,
         (action, parts, image_group): ChosenAction,
@@ -357,8 +372,6 @@ impl ActionKernelWords {
             inverses,
             orders,
             bytes: held,
-            work: 0,
-            max_work,
         };
         // No seeds for a trivial kernel (a faithful action): nothing to search.
         let seeds = if kernel_order.is_one() {
@@ -366,13 +379,23 @@ impl ActionKernelWords {
         } else {
             words.seeds(&image_orbits, effort, ctx)?
         };
-        let search = |words: &mut ActionKernelWords| {
-            words.find_kernel(&kernel_order, seeds.clone(), ctx, budget_bytes, limit_name)
+        // One bound for the first search, the series' and the product's; the residual series
+        // gets one of its own (the product's search may have spent it).
+        let mut work = Work::new(max_work);
+        let search = |words: &mut ActionKernelWords, work: &mut Work| {
+            words.find_kernel(
+                &kernel_order,
+                seeds.clone(),
+                work,
+                ctx,
+                budget_bytes,
+                limit_name,
+            )
         };
         let first = if kernel_order.is_one() {
             KernelSearch::Complete
         } else {
-            search(&mut words)?
+            search(&mut words, &mut work)?
         };
         if !matches!(first, KernelSearch::Complete) {
             // A bottom that is not elementary abelian: down the parts' own series when their
@@ -393,7 +416,8 @@ impl ActionKernelWords {
             };
             let mut residual = None;
             let through_series = loop {
-                let Some(series) = words.part_series(&outside, ctx, budget_bytes / 8)? else {
+                let Some(series) = words.part_series(&outside, &mut work, ctx, budget_bytes / 8)?
+                else {
                     break false;
                 };
                 if series.has_residual() {
@@ -402,7 +426,7 @@ impl ActionKernelWords {
                 }
                 words.kernel =
                     KernelSeriesWords::with_series(degree, parts.clone(), series, budget_bytes / 8);
-                match search(&mut words)? {
+                match search(&mut words, &mut work)? {
                     KernelSearch::Complete => break true,
                     KernelSearch::NotElementary(x) if outside.len() < SERIES_REBUILDS => {
                         outside.push(x);
@@ -414,14 +438,13 @@ impl ActionKernelWords {
             if !complete && words.kernel.parts_may_hold_a_product() {
                 words.kernel =
                     KernelSeriesWords::new(degree, parts.clone(), true, budget_bytes / 8);
-                complete = matches!(search(&mut words)?, KernelSearch::Complete);
+                complete = matches!(search(&mut words, &mut work)?, KernelSearch::Complete);
             }
             if !complete && let Some(series) = residual {
-                // A search of its own: the product's may have spent the bound.
-                words.work = 0;
                 words.kernel =
                     KernelSeriesWords::with_series(degree, parts, series, budget_bytes / 8);
-                complete = matches!(search(&mut words)?, KernelSearch::Complete);
+                let mut work = Work::new(max_work);
+                complete = matches!(search(&mut words, &mut work)?, KernelSearch::Complete);
             }
             if !complete {
                 return Ok(None);
@@ -547,11 +570,12 @@ impl ActionKernelWords {
     /// candidates of [`KernelCandidates`], shortest first, then random words times the inverse
     /// of their image's word. Says how it ended: complete, or stopped at an element the series
     /// cannot take (the bottom not elementary abelian), or when the random words stop bringing
-    /// new elements or the search's work passes its bound (`max_work`).
+    /// new elements or the search's `work` passes its bound.
     fn find_kernel(
         &mut self,
         kernel_order: &BigUint,
         seeds: Vec<Seed>,
+        work: &mut Work,
         ctx: &SolveContext,
         budget_bytes: u64,
         limit_name: &'static str,
@@ -579,10 +603,10 @@ impl ActionKernelWords {
                     if idle.is_multiple_of(32) {
                         walk = (walk + 1).min(16);
                     }
-                    if self.work > self.max_work {
+                    if work.exhausted() {
                         return Ok(KernelSearch::Declined);
                     }
-                    self.random_kernel_element(&mut rng, walk, ctx)?
+                    self.random_kernel_element(&mut rng, walk, work, ctx)?
                 }
             };
             // In the kernel by construction; checked all the same (O(d)), as the proof needs it.
@@ -601,8 +625,8 @@ impl ActionKernelWords {
                 Err((reduced, word)) => {
                     // Its word was written: millions of letters where the layers' elements
                     // have long words.
-                    self.work = self.work.saturating_add(word.len());
-                    if self.work > self.max_work {
+                    work.add(word.len());
+                    if work.exhausted() {
                         return Ok(KernelSearch::Declined);
                     }
                     candidates.wait(reduced, word, budget_bytes / 8);
@@ -640,10 +664,11 @@ impl ActionKernelWords {
     /// elements the kernel kept so far, the elements `outside` the last tables and
     /// [`SERIES_SAMPLES`] random kernel elements more;
     /// `None` when a part's group is too large, the tables would take more than `max_bytes`
-    /// or the search's work passes its bound.
+    /// or the search's `work` passes its bound.
     fn part_series(
         &mut self,
         outside: &[Perm],
+        work: &mut Work,
         ctx: &SolveContext,
         max_bytes: u64,
     ) -> Result<Option<PartSeries>, SolveError> {
@@ -654,10 +679,11 @@ impl ActionKernelWords {
         samples.extend_from_slice(outside);
         for _ in 0..SERIES_SAMPLES {
             ctx.check()?;
-            if self.work > self.max_work {
+            if work.exhausted() {
                 return Ok(None);
             }
-            samples.push(self.random_kernel_element(&mut rng, SERIES_WALK, ctx)?.0);
+            let (sample, _) = self.random_kernel_element(&mut rng, SERIES_WALK, work, ctx)?;
+            samples.push(sample);
         }
         PartSeries::of(
             self.kernel.parts(),
@@ -676,24 +702,14 @@ impl ActionKernelWords {
     /// # Errors
     /// [`SolveError::Cancelled`].
     fn random_kernel_element(
-        &mut self,
+        &self,
         rng: &mut ChaCha8Rng,
         walk: usize,
+        work: &mut Work,
         ctx: &SolveContext,
     ) -> Result<(Perm, Word), SolveError> {
-        let k = self.generators.len() as u32;
-        let mut t = Perm::identity(self.generators[0].degree());
-        let mut w = Word::identity();
-        for _ in 0..rng.random_range(1..=walk) {
-            let g = rng.random_range(0..k);
-            if rng.random_bool(0.5) {
-                t = t.compose(&self.generators[g as usize]);
-                w.push(g, 1, &self.orders);
-            } else {
-                t = t.compose(&self.inverses[g as usize]);
-                w.push(g, -1, &self.orders);
-            }
-        }
+        let letters = rng.random_range(1..=walk);
+        let (t, mut w) = self.random_member(rng, letters);
         let image = self.action.image(&t).expect("a member acts");
         // Only a cancel stops either step: no cap applies to the kernel's own elements.
         let budget = LetterBudget::new(u64::MAX, ctx);
@@ -705,10 +721,27 @@ impl ActionKernelWords {
         let x = u
             .taken_off(&t, &self.generators, &self.inverses, budget)
             .map_err(|_| SolveError::Cancelled)?;
-        let images = u.len().saturating_mul(t.degree() as u64);
-        self.work = self.work.saturating_add(images);
+        work.add(u.len().saturating_mul(t.degree() as u64));
         w.append_inverse(&u, &self.orders);
         Ok((x, w))
+    }
+
+    /// A product of `letters` random generators and inverses, with its word.
+    fn random_member(&self, rng: &mut ChaCha8Rng, letters: usize) -> (Perm, Word) {
+        let k = self.generators.len() as u32;
+        let mut t = Perm::identity(self.generators[0].degree());
+        let mut w = Word::identity();
+        for _ in 0..letters {
+            let g = rng.random_range(0..k);
+            if rng.random_bool(0.5) {
+                t = t.compose(&self.generators[g as usize]);
+                w.push(g, 1, &self.orders);
+            } else {
+                t = t.compose(&self.inverses[g as usize]);
+                w.push(g, -1, &self.orders);
+            }
+        }
+        (t, w)
     }
 }
 
