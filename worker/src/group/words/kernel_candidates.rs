@@ -11,8 +11,9 @@
 //! - the `p`-th power of every element kept in a layer of the series over `GF(p)` (it lies one
 //!   term further down: the layer's quotient has exponent `p`), for `p` times the letters;
 //! - elements that an insertion moved down the series (multiplied by a product of the layer's
-//!   elements, so with a longer word): they wait here for their turn by their new length rather
-//!   than filling a deeper layer with long words while short candidates are left.
+//!   elements, so with a longer word, or raised to the layer's prime `p` when that is
+//!   shorter): they wait here for their turn by their new length rather than filling a deeper
+//!   layer with long words while short candidates are left.
 //!
 //! Only the seeds are listed up front; every other candidate's permutation is made
 //! when it is taken, so what is held beside the kernel's elements stays small.

@@ -415,9 +415,12 @@ impl KernelSeriesWords {
     }
 
     /// Adds `x` (with its `word`) if it is new in the first layer where it is not 0; when it is
-    /// 0 there only after multiplying it by a product of that layer's elements (its word longer),
-    /// returns that product `Err((x · y⁻¹, word))` instead, for the caller to insert when its
-    /// turn comes (see `KernelCandidates`).
+    /// 0 there only after multiplying it by a product `y` of that layer's elements (its word
+    /// longer), returns an element one layer down instead, for the caller to insert when its
+    /// turn comes (see `KernelCandidates`): `Err((x · y⁻¹, word))`, or `x^p` (`p` the layer's
+    /// prime: its quotient has exponent `p`) when its `p` times the letters are fewer. The power
+    /// is the shorter where the layer holds many long elements (a commutator of powers past a
+    /// full layer of signs: its square, against its product with a dozen others).
     pub(super) fn insert_or_reduce(
         &mut self,
         mut x: Perm,
@@ -442,12 +445,23 @@ impl KernelSeriesWords {
                 self.kept.push(Kept::Layer(l, j));
                 return Ok(Inserted::New);
             };
+            let p = i64::from(layer.space.prime());
+            let product_word = layer.product_word(&exponents, orders);
+            if p as u64 * word.len() < word.len() + product_word.len() {
+                let power = x.pow(p);
+                if power.is_identity() {
+                    return Ok(Inserted::Redundant);
+                }
+                let mut power_word = Word::identity();
+                power_word.append_power(&word, p, orders);
+                return Err((power, power_word));
+            }
             let y = layer.product_perm(&exponents, self.degree);
             x = x.compose(&y.inverse());
             if x.is_identity() {
                 return Ok(Inserted::Redundant);
             }
-            word.append_inverse(&layer.product_word(&exponents, orders), orders);
+            word.append_inverse(&product_word, orders);
             return Err((x, word));
         }
         let (inserted, found_len) = match &mut self.bottom {
