@@ -92,7 +92,7 @@ const FACTORS_PER_ORBIT: usize = 6;
 const MAX_COMMUTATOR_ORBITS: usize = 4;
 /// Random words tried per missing kernel dimension before the method gives up.
 const TRIES_PER_DIMENSION: usize = 64;
-/// Random kernel elements added to those found to make the parts' tables for their series: the
+/// Kernel elements added to those found to make the parts' tables for their series: the
 /// restrictions of a few random elements generate a small group (the found ones may all lie in
 /// a subgroup, as the elementary abelian search keeps only commuting ones).
 const SERIES_SAMPLES: usize = 16;
@@ -144,6 +144,21 @@ impl Work {
     fn exhausted(&self) -> bool {
         self.spent > self.bound
     }
+}
+
+/// Where the kernel elements come from that the parts' series are made with, beside those found
+/// ([`ActionKernelWords::part_series`]).
+#[derive(Clone, Copy)]
+enum SeriesSamples<'a> {
+    /// Conjugates of the shortest seeds' elements by random members: the kernel is normal, so
+    /// they are in it, and each costs a few products. Random kernel elements cost the image's
+    /// word of a random member: through the blocks of `Sym(110)` beside `Sym(104)` beside `D_5
+    /// wr Sym(79)` beside `C_3 wr Sym(8)` (the giants' points as they are) sixteen of them
+    /// spent most of the search's bound before it began.
+    Conjugates(&'a [Seed]),
+    /// Random kernel elements `t · u⁻¹`: their restrictions reach every part's group where
+    /// the seeds' conjugates may not (they are what is left when there are no seeds).
+    Random,
 }
 
 /// How a search of the kernel ([`ActionKernelWords::find_kernel`]) ended.
@@ -418,13 +433,27 @@ impl ActionKernelWords {
                 _ => Vec::new(),
             };
             let mut residual = None;
+            // The series' tables from the seeds' conjugates first; an element outside them makes
+            // them again (see `SeriesSamples`).
+            let samples = SeriesSamples::Conjugates(&seeds);
             let through_series = loop {
-                let Some(series) = words.part_series(&outside, &mut work, ctx, budget_bytes / 8)?
+                let Some(series) =
+                    words.part_series(&outside, samples, &mut work, ctx, budget_bytes / 8)?
                 else {
                     break false;
                 };
                 if series.has_residual() {
-                    residual = Some(series);
+                    // Its search gets no second chance at elements outside its tables: made
+                    // from random kernel elements, which reach the parts' whole groups.
+                    residual = words
+                        .part_series(
+                            &outside,
+                            SeriesSamples::Random,
+                            &mut work,
+                            ctx,
+                            budget_bytes / 8,
+                        )?
+                        .filter(PartSeries::has_residual);
                     break false;
                 }
                 words.kernel =
@@ -665,33 +694,52 @@ impl ActionKernelWords {
 
     /// The series of the parts' own groups ([`PartSeries`]), their tables made from the
     /// elements the kernel kept so far, the elements `outside` the last tables and
-    /// [`SERIES_SAMPLES`] random kernel elements more;
-    /// `None` when a part's group is too large, the tables would take more than `max_bytes`
-    /// or the search's `work` passes its bound.
+    /// [`SERIES_SAMPLES`] kernel elements more from `samples`; `None` when a part's group is
+    /// too large, the tables would take more than `max_bytes` or the search's `work` passes
+    /// its bound.
     fn part_series(
         &mut self,
         outside: &[Perm],
+        samples: SeriesSamples<'_>,
         work: &mut Work,
         ctx: &SolveContext,
         max_bytes: u64,
     ) -> Result<Option<PartSeries>, SolveError> {
         let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 0x5e41e5);
-        let mut samples: Vec<Perm> = (0..self.kernel.found_len())
+        let mut elements: Vec<Perm> = (0..self.kernel.found_len())
             .map(|i| self.kernel.found(i).0.clone())
             .collect();
-        samples.extend_from_slice(outside);
-        for _ in 0..SERIES_SAMPLES {
-            ctx.check()?;
-            if work.exhausted() {
-                return Ok(None);
+        elements.extend_from_slice(outside);
+        let shortest: Vec<Perm> = match samples {
+            SeriesSamples::Conjugates(seeds) => {
+                let mut seeds: Vec<&Seed> = seeds.iter().collect();
+                seeds.sort_by_key(|seed| seed.letters());
+                seeds
+                    .into_iter()
+                    .take(SERIES_SAMPLES)
+                    .map(|seed| seed.element(&self.generators, &self.orders).0)
+                    .collect()
             }
-            let (sample, _) = self.random_kernel_element(&mut rng, SERIES_WALK, work, ctx)?;
-            samples.push(sample);
+            SeriesSamples::Random => Vec::new(),
+        };
+        for i in 0..SERIES_SAMPLES {
+            ctx.check()?;
+            if shortest.is_empty() {
+                if work.exhausted() {
+                    return Ok(None);
+                }
+                let (sample, _) = self.random_kernel_element(&mut rng, SERIES_WALK, work, ctx)?;
+                elements.push(sample);
+            } else {
+                let (g, _) = self.random_member(&mut rng, SERIES_WALK);
+                let seed = &shortest[i % shortest.len()];
+                elements.push(g.inverse().compose(seed).compose(&g));
+            }
         }
         PartSeries::of(
             self.kernel.parts(),
             self.kernel.positions(),
-            &samples,
+            &elements,
             ctx,
             max_bytes,
         )
