@@ -418,9 +418,10 @@ impl KernelSeriesWords {
     /// 0 there only after multiplying it by a product `y` of that layer's elements (its word
     /// longer), returns an element one layer down instead, for the caller to insert when its
     /// turn comes (see `KernelCandidates`): `Err((x · y⁻¹, word))`, or `x^p` (`p` the layer's
-    /// prime: its quotient has exponent `p`) when its `p` times the letters are fewer. The power
-    /// is the shorter where the layer holds many long elements (a commutator of powers past a
-    /// full layer of signs: its square, against its product with a dozen others).
+    /// prime: its quotient has exponent `p`) when its `p` times the letters are fewer and it is
+    /// not the identity. The power is the shorter where the layer holds many long elements (a
+    /// commutator of powers past a full layer of signs: its square, against its product with a
+    /// dozen others).
     pub(super) fn insert_or_reduce(
         &mut self,
         mut x: Perm,
@@ -447,14 +448,14 @@ impl KernelSeriesWords {
             };
             let p = i64::from(layer.space.prime());
             let product_word = layer.product_word(&exponents, orders);
-            if p as u64 * word.len() < word.len() + product_word.len() {
+            if (p as u64).saturating_mul(word.len()) < word.len() + product_word.len() {
                 let power = x.pow(p);
-                if power.is_identity() {
-                    return Ok(Inserted::Redundant);
+                // Of order `p`, the power tells nothing; the product may.
+                if !power.is_identity() {
+                    let mut power_word = Word::identity();
+                    power_word.append_power(&word, p, orders);
+                    return Err((power, power_word));
                 }
-                let mut power_word = Word::identity();
-                power_word.append_power(&word, p, orders);
-                return Err((power, power_word));
             }
             let y = layer.product_perm(&exponents, self.degree);
             x = x.compose(&y.inverse());
