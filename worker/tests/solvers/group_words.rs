@@ -1727,6 +1727,26 @@ fn random_mixed_wreath_element(
     Perm::from_images(images, "a product of wreath products").expect("a permutation")
 }
 
+/// For `count` random products of 40 of the generators `gens`, a word of at most
+/// `max_letters`, freely reduced, that multiplies out to the product.
+fn check_random_products(
+    words: &GroupWords,
+    gens: &[Perm],
+    count: usize,
+    max_letters: u64,
+    label: &str,
+    rng: &mut ChaCha8Rng,
+) {
+    let d = gens[0].degree();
+    for _ in 0..count {
+        let x = random_product(gens, d, 40, rng);
+        let word = words.word_of(&x).expect("a member");
+        assert!(word.len() <= max_letters, "{label}: {} letters", word.len());
+        assert_reduced(&word, label);
+        assert_eq!(multiply_out(&word, gens, d), x.images());
+    }
+}
+
 /// The group of three random elements of the product of wreath products over `orbits` (as
 /// [`random_mixed_wreath_element`], its points relabelled at random) and its words, which go
 /// through an action: the relabelling, the generators, the group and the words.
@@ -1779,16 +1799,9 @@ fn group_words_two_giant_orbits_beside_two_wreath_orbits() {
         (c3.as_slice(), 10),
     ];
     let (relabel, gens, group, words) = mixed_wreath_words(&orbits, &mut rng);
-    let d = relabel.len();
-    let random = |rng: &mut ChaCha8Rng| random_mixed_wreath_element(&orbits, &relabel, rng);
-    for _ in 0..4 {
-        let x = random_product(&gens, d, 40, &mut rng);
-        let word = words.word_of(&x).expect("a member");
-        assert!(word.len() <= 12_500, "{} letters", word.len());
-        assert_reduced(&word, "two giant orbits beside two wreath orbits");
-        assert_eq!(multiply_out(&word, &gens, d), x.images());
-    }
-    let outside = random(&mut rng);
+    let label = "two giant orbits beside two wreath orbits";
+    check_random_products(&words, &gens, 4, 12_500, label, &mut rng);
+    let outside = random_mixed_wreath_element(&orbits, &relabel, &mut rng);
     assert_eq!(words.word_of(&outside).is_some(), group.contains(&outside));
 }
 
@@ -1814,14 +1827,8 @@ fn group_words_four_wreath_orbits_of_blocks_of_three() {
         (c3.as_slice(), 20),
     ];
     let (relabel, gens, group, words) = mixed_wreath_words(&orbits, &mut rng);
-    let d = relabel.len();
-    for _ in 0..4 {
-        let x = random_product(&gens, d, 40, &mut rng);
-        let word = words.word_of(&x).expect("a member");
-        assert!(word.len() <= 150_000, "{} letters", word.len());
-        assert_reduced(&word, "four wreath orbits of blocks of three");
-        assert_eq!(multiply_out(&word, &gens, d), x.images());
-    }
+    let label = "four wreath orbits of blocks of three";
+    check_random_products(&words, &gens, 4, 150_000, label, &mut rng);
     for _ in 0..4 {
         let x = random_mixed_wreath_element(&orbits, &relabel, &mut rng);
         assert_eq!(words.word_of(&x).is_some(), group.contains(&x));
