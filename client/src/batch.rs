@@ -46,6 +46,10 @@ pub struct BatchOptions {
     /// Largest job message the endpoints accept; a bigger job is answered RESOURCE_EXHAUSTED
     /// without being sent (it would break the whole stream, not just itself).
     pub max_message_bytes: usize,
+    /// Events held for a slow reader of the returned receiver. When it is full the batch waits
+    /// (a stream stops taking jobs until its answer is read), so the batch runs at most this
+    /// many events, plus the endpoints' windows, ahead of its reader.
+    pub event_buffer: usize,
 }
 
 impl Default for BatchOptions {
@@ -57,6 +61,7 @@ impl Default for BatchOptions {
             initial_backoff: Duration::from_millis(50),
             max_backoff: Duration::from_secs(2),
             max_message_bytes: crate::DEFAULT_MAX_MESSAGE_BYTES,
+            event_buffer: 1024,
         }
     }
 }
@@ -101,7 +106,7 @@ pub struct BatchEndpoint {
 /// after the last job's final event.
 ///
 /// # Panics
-/// If `endpoints` is empty or `options.window` is 0 (caller bugs).
+/// If `endpoints` is empty, or `options.window` or `options.event_buffer` is 0 (caller bugs).
 pub fn solve_batch(
     endpoints: Vec<BatchEndpoint>,
     jobs: Vec<pb::Job>,
@@ -109,7 +114,11 @@ pub fn solve_batch(
 ) -> mpsc::Receiver<BatchEvent> {
     assert!(!endpoints.is_empty(), "a batch needs at least one endpoint");
     assert!(options.window > 0, "the window must be at least 1");
-    let (events, receiver) = mpsc::channel(1024);
+    assert!(
+        options.event_buffer > 0,
+        "the event buffer must hold at least 1"
+    );
+    let (events, receiver) = mpsc::channel(options.event_buffer);
     let (shared, oversized) = Shared::new(jobs, endpoints.len(), options);
     let shared = Arc::new(shared);
     tokio::spawn({

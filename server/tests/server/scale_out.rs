@@ -79,9 +79,12 @@ async fn batch_survives(signal: &str) {
         });
     }
     let (jobs, expected): (Vec<pb::Job>, Vec<String>) = (0..JOBS).map(job).unzip();
-    // A small window keeps every server busy until the end, so the kill lands on jobs in flight.
+    // A small window keeps every server busy until the end, and a small event buffer keeps the
+    // batch from running ahead of this loop (a loaded machine can read slowly: with room for
+    // every answer the batch could be done before the kill), so the kill lands on jobs in flight.
     let options = BatchOptions {
         window: 16,
+        event_buffer: 16,
         ..BatchOptions::default()
     };
     let mut events = solve_batch(endpoints, jobs, options);
