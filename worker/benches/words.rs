@@ -309,6 +309,8 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
                 .expect("a seed after the case's name");
             (700, random_wreath_in(&PSL_2_7, 100, 3, seed))
         }
+        // A stress sweep's groups, drawn from a seed (not in the default list).
+        seeded if seeded.starts_with("sweep_") => sweep_group(seeded),
         "psl27wrsym40_beside_psl27wrsym30_random" => (
             490,
             random_wreaths_in_beside(&PSL_2_7, 40, &PSL_2_7, 30, 490),
@@ -423,6 +425,80 @@ fn random_wreaths_in_beside(
     beside(&random_wreath_in(inside1, m1, 3, seed), c, seed, |i, _| {
         second[i].images().to_vec()
     })
+}
+
+/// The group `sweep_S_I`: the `I`-th drawn from seed `S`, a held-out case for the words of
+/// intransitive groups. Two to four orbits, of at most 1,000 points in all, each a wreath
+/// product `T wr Sym(m)` (`T` one of `Sym(b)` for `b` from 2 to 10, `Alt(5)`, `D_5`, `C_3`,
+/// `PSL(2,7)`, `AGL(1,7)`; `m` from 5 to 80, fewer where the points run out) or, one time in four, a giant `Sym(n)` (`n` from
+/// 5 to 150); three random generators, each moving every orbit (so the kernels of the orbits'
+/// actions are not given). Its orbits are printed on stderr.
+fn sweep_group(name: &str) -> (usize, Vec<Perm>) {
+    let parse = |s: Option<&str>| -> u64 {
+        s.and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: expected sweep_SEED_INDEX"))
+    };
+    let mut fields = name["sweep_".len()..].split('_');
+    let (seed, index) = (parse(fields.next()), parse(fields.next()));
+    let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_mul(1_000_003).wrapping_add(index));
+    const CYCLIC_3: [&[u32]; 1] = [&[1, 2, 0]];
+    let insides: [(&str, &[&[u32]]); 5] = [
+        ("Alt(5)", &ALT_5),
+        ("D_5", &DIHEDRAL_5),
+        ("C_3", &CYCLIC_3),
+        ("PSL(2,7)", &PSL_2_7),
+        ("AGL(1,7)", &AFFINE_7),
+    ];
+    let orbits = rng.random_range(2..=4);
+    let mut left = 1_000usize;
+    let mut group: Vec<Perm> = Vec::new();
+    let mut shape = Vec::new();
+    for orbit in 0..orbits {
+        // Room for the orbits still to come (at least 20 points each, so `room / b` is 2 or
+        // more).
+        let room = left - 20 * (orbits - 1 - orbit);
+        let orbit_seed = rng.random();
+        let (description, elements) = if rng.random_range(0..4) == 0 {
+            let n = rng.random_range(5..=150usize.min(room));
+            let mut giant = ChaCha8Rng::seed_from_u64(orbit_seed);
+            let elements: Vec<Perm> = (0..3)
+                .map(|_| Perm::from_images(shuffled(n, &mut giant), "random").expect("a perm"))
+                .collect();
+            (format!("Sym({n})"), elements)
+        } else {
+            let kind = rng.random_range(0..insides.len() + 1);
+            let b = if kind < insides.len() {
+                insides[kind].1[0].len()
+            } else {
+                rng.random_range(2..=10)
+            };
+            let most = 80usize.min(room / b);
+            let m = rng.random_range(5.min(most)..=most);
+            if kind < insides.len() {
+                let (inside_name, inside) = insides[kind];
+                let elements = random_wreath_in(inside, m, 3, orbit_seed);
+                (format!("{inside_name} wr Sym({m})"), elements)
+            } else {
+                let elements = random_wreath_of(b, m, 3, orbit_seed);
+                (format!("Sym({b}) wr Sym({m})"), elements)
+            }
+        };
+        left -= elements[0].degree();
+        shape.push(description);
+        group = if group.is_empty() {
+            elements
+        } else {
+            beside(&group, elements[0].degree(), orbit_seed, |i, _| {
+                elements[i].images().to_vec()
+            })
+        };
+    }
+    eprintln!(
+        "{name}: {} (degree {})",
+        shape.join(" beside "),
+        group[0].degree()
+    );
+    (group[0].degree(), group)
 }
 
 /// Each of `first` beside the permutation `second(i, rng)` of `c` more points, relabelled.
