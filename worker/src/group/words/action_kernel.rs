@@ -155,15 +155,26 @@ impl Work {
 /// ([`ActionKernelWords::part_series`]).
 #[derive(Clone, Copy)]
 enum SeriesSamples<'a> {
-    /// Conjugates of the shortest seeds' elements by random members: the kernel is normal, so
-    /// they are in it, and each costs a few products. Random kernel elements cost the image's
-    /// word of a random member: through the blocks of `Sym(110)` beside `Sym(104)` beside `D_5
-    /// wr Sym(79)` beside `C_3 wr Sym(8)` (the giants' points as they are) sixteen of them
-    /// spent most of the search's bound before it began.
-    Conjugates(&'a [Seed]),
+    /// Conjugates of the shortest seeds' elements (given, at least one) by random members: the
+    /// kernel is normal, so they are in it, and each costs a few products. Random kernel
+    /// elements cost the image's word of a random member: through the blocks of `Sym(110)`
+    /// beside `Sym(104)` beside `D_5 wr Sym(79)` beside `C_3 wr Sym(8)` (the giants' points
+    /// as they are) sixteen of them spent most of the search's bound before it began.
+    Conjugates(&'a [Perm]),
     /// Random kernel elements `t · u⁻¹`: their restrictions reach every part's group where
     /// the seeds' conjugates may not (they are what is left when there are no seeds).
     Random,
+}
+
+impl SeriesSamples<'_> {
+    /// Conjugates of the `shortest` seeds' elements, or random elements when there are none.
+    fn of(shortest: &[Perm]) -> SeriesSamples<'_> {
+        if shortest.is_empty() {
+            SeriesSamples::Random
+        } else {
+            SeriesSamples::Conjugates(shortest)
+        }
+    }
 }
 
 /// How a search of the kernel ([`ActionKernelWords::find_kernel`]) ended.
@@ -444,7 +455,12 @@ impl ActionKernelWords {
             let mut residual = None;
             // The series' tables from the seeds' conjugates first; an element outside them makes
             // them again (see `SeriesSamples`).
-            let samples = SeriesSamples::Conjugates(&seeds);
+            let shortest: Vec<Perm> = seeds
+                .iter()
+                .take(SERIES_SAMPLES)
+                .map(|seed| seed.perm(&words.generators))
+                .collect();
+            let samples = SeriesSamples::of(&shortest);
             let through_series = loop {
                 let Some(series) =
                     words.part_series(&outside, samples, &mut work, ctx, budget_bytes / 8)?
@@ -537,8 +553,8 @@ impl ActionKernelWords {
     /// The kernel elements to start from ([`Seed`]), made from short words: their powers that
     /// kill the image, commutators of powers each trivial on one orbit of the image (when it
     /// has two to [`MAX_COMMUTATOR_ORBITS`]), and powers of somewhat longer words that move one
-    /// part only ([`isolated_power_seeds`]). Made once: every search of the kernel starts from
-    /// them.
+    /// part only ([`isolated_power_seeds`]); shortest first. Made once: every search of the
+    /// kernel starts from them.
     fn seeds(
         &self,
         image_orbits: &[Vec<u32>],
@@ -604,6 +620,7 @@ impl ActionKernelWords {
                     .is_some_and(|image| image.is_identity())
             },
         )?);
+        seeds.sort_by_key(Seed::letters);
         Ok(seeds)
     }
 
@@ -719,31 +736,24 @@ impl ActionKernelWords {
             .map(|i| self.kernel.found(i).0.clone())
             .collect();
         elements.extend_from_slice(outside);
-        let shortest: Vec<Perm> = match samples {
-            SeriesSamples::Conjugates(seeds) => {
-                let mut seeds: Vec<&Seed> = seeds.iter().collect();
-                seeds.sort_by_key(|seed| seed.letters());
-                seeds
-                    .into_iter()
-                    .take(SERIES_SAMPLES)
-                    .map(|seed| seed.element(&self.generators, &self.orders).0)
-                    .collect()
-            }
-            SeriesSamples::Random => Vec::new(),
-        };
         for i in 0..SERIES_SAMPLES {
             ctx.check()?;
-            if shortest.is_empty() {
-                if work.exhausted() {
-                    return Ok(None);
+            let sample = match samples {
+                SeriesSamples::Conjugates(shortest) => {
+                    let (g, _) = self.random_member(&mut rng, SERIES_WALK);
+                    g.inverse()
+                        .compose(&shortest[i % shortest.len()])
+                        .compose(&g)
                 }
-                let (sample, _) = self.random_kernel_element(&mut rng, SERIES_WALK, work, ctx)?;
-                elements.push(sample);
-            } else {
-                let (g, _) = self.random_member(&mut rng, SERIES_WALK);
-                let seed = &shortest[i % shortest.len()];
-                elements.push(g.inverse().compose(seed).compose(&g));
-            }
+                SeriesSamples::Random => {
+                    if work.exhausted() {
+                        return Ok(None);
+                    }
+                    self.random_kernel_element(&mut rng, SERIES_WALK, work, ctx)?
+                        .0
+                }
+            };
+            elements.push(sample);
         }
         PartSeries::of(
             self.kernel.parts(),

@@ -74,16 +74,15 @@ impl Seed {
 
     /// The element and its word.
     pub(super) fn element(&self, generators: &[Perm], orders: &GeneratorOrders) -> (Perm, Word) {
-        let degree = generators[0].degree();
-        let power = |(t, o): &(Word, u64)| {
+        let power = |factor: &(Word, u64)| {
             let mut w = Word::identity();
-            w.append_power(t, *o as i64, orders);
-            (t.evaluate(generators, degree).pow(*o as i64), w)
+            w.append_power(&factor.0, factor.1 as i64, orders);
+            (Seed::power_of(factor, generators), w)
         };
         let (mut c, mut c_word) = power(&self.factors[0]);
         for factor in &self.factors[1..] {
             let (a, a_word) = power(factor);
-            c = c.inverse().compose(&a.inverse()).compose(&c).compose(&a);
+            c = commutator(&c, &a);
             let mut w = Word::identity();
             w.append_inverse(&c_word, orders);
             w.append_inverse(&a_word, orders);
@@ -93,6 +92,26 @@ impl Seed {
         }
         (c, c_word)
     }
+
+    /// The element alone, its word not written.
+    pub(super) fn perm(&self, generators: &[Perm]) -> Perm {
+        self.factors[1..]
+            .iter()
+            .fold(Seed::power_of(&self.factors[0], generators), |c, factor| {
+                commutator(&c, &Seed::power_of(factor, generators))
+            })
+    }
+
+    /// The permutation `t^o` of a factor.
+    fn power_of((t, o): &(Word, u64), generators: &[Perm]) -> Perm {
+        t.evaluate(generators, generators[0].degree())
+            .pow(*o as i64)
+    }
+}
+
+/// `[c, a] = c⁻¹ a⁻¹ c a`.
+fn commutator(c: &Perm, a: &Perm) -> Perm {
+    c.inverse().compose(&a.inverse()).compose(c).compose(a)
 }
 
 /// The candidates' sources and where each one stands (see the module documentation).
@@ -120,9 +139,9 @@ enum Source {
 }
 
 impl KernelCandidates {
-    /// The candidates, with the `seeds` made from short words (any order).
-    pub(super) fn new(mut seeds: Vec<Seed>) -> KernelCandidates {
-        seeds.sort_by_key(Seed::letters);
+    /// The candidates, with the `seeds` made from short words, by increasing letters.
+    pub(super) fn new(seeds: Vec<Seed>) -> KernelCandidates {
+        debug_assert!(seeds.is_sorted_by_key(Seed::letters));
         KernelCandidates {
             seeds,
             next_seed: 0,
