@@ -1,7 +1,7 @@
 //! Words for group members (Minkwitz's tables): set-up time, word lengths and words per second.
 //!
 //! `cargo bench -p orbit-worker --bench words [-- NAME... ] [--effort E] [--elements N]
-//! [--gap-timeout S]`
+//! [--gap-timeout S] [--max-letters L]`
 //!
 //! For each case: the group is built, then the word tables (timed: the set-up), then `N`
 //! (default 1,000) uniformly random members (products of random coset representatives, seeded;
@@ -12,7 +12,10 @@
 //! longest wait for the method to give up is printed (on stderr). With `gap` on the `PATH`, GAP 4's `EpimorphismFromFreeGroup` and
 //! `PreImagesRepresentative` run on the same generators and elements in the same run
 //! (`worker/benches/gap/words_bench.g`), and their set-up time and lengths are printed beside;
-//! GAP is stopped after `S` seconds (default 300) and reported as `> S s`.
+//! GAP is stopped after `S` seconds (default 300) and reported as `> S s`. With `--max-letters
+//! L` a case with a word longer than `L` letters is reported as refused at that word, which is
+//! not written in full (as a job's `max_word_letters` does, which caps its words' letters in
+//! all).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -118,6 +121,7 @@ fn main() {
     let effort = WordEffort(flag("--effort").map_or(WordEffort::default().0, |e| e as u32));
     let elements = flag("--elements").unwrap_or(1_000) as usize;
     let gap_timeout = std::time::Duration::from_secs(flag("--gap-timeout").unwrap_or(300));
+    let max_letters = flag("--max-letters").unwrap_or(u64::MAX);
     let wanted = args.wanted();
     let gap = which_gap();
     println!(
@@ -162,10 +166,23 @@ fn main() {
             words.bytes()
         );
         let t = Instant::now();
-        let lengths: Vec<u64> = elems
+        let lengths: Result<Vec<u64>, u64> = elems
             .iter()
-            .map(|x| words.word_of(x).expect("a member has a word").len())
+            .map(|x| {
+                words
+                    .word_of_at_most(x, max_letters)
+                    .map(|w| w.expect("a member has a word").len())
+            })
             .collect();
+        let lengths = match lengths {
+            Ok(lengths) => lengths,
+            Err(letters) => {
+                println!(
+                    "| {name} | {setup:.3} s, then a word refused: {letters} letters or more, over --max-letters {max_letters} | | | | | |"
+                );
+                continue;
+            }
+        };
         let per_sec = elems.len() as f64 / t.elapsed().as_secs_f64();
         for x in &elems {
             let w = words.word_of(x).expect("member");
