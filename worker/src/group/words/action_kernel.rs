@@ -161,8 +161,7 @@ enum SeriesSamples<'a> {
     /// beside `Sym(104)` beside `D_5 wr Sym(79)` beside `C_3 wr Sym(8)` (the giants' points
     /// as they are) sixteen of them spent most of the search's bound before it began.
     Conjugates(&'a [Perm]),
-    /// Random kernel elements `t · u⁻¹`: their restrictions reach every part's group where
-    /// the seeds' conjugates may not (they are what is left when there are no seeds).
+    /// Random kernel elements `t · u⁻¹`, when there are no seeds.
     Random,
 }
 
@@ -187,6 +186,16 @@ enum KernelSearch {
     /// An element that the series cannot take: the bottom is not elementary abelian, or, down
     /// the parts' own series, a restriction of it is outside its part's table.
     NotElementary(Perm),
+}
+
+/// How a search down the parts' series ([`ActionKernelWords::down_series`]) ended.
+enum DownSeries {
+    /// The elements found generate the kernel.
+    Complete,
+    /// A series with an insoluble residual, not searched.
+    Residual(PartSeries),
+    /// The series could not be made, or its search declined or was made again too often.
+    Declined,
 }
 
 /// Words through an action down its kernel's series (see the module documentation).
@@ -452,7 +461,6 @@ impl ActionKernelWords {
                 KernelSearch::NotElementary(x) => vec![x],
                 _ => Vec::new(),
             };
-            let mut residual = None;
             // The series' tables from the seeds' conjugates first; an element outside them makes
             // them again (see `SeriesSamples`).
             let shortest: Vec<Perm> = seeds
@@ -461,48 +469,35 @@ impl ActionKernelWords {
                 .map(|seed| seed.perm(&words.generators))
                 .collect();
             let samples = SeriesSamples::of(&shortest);
-            let through_series = loop {
-                let Some(series) =
-                    words.part_series(&outside, samples, &mut work, ctx, budget_bytes / 8)?
-                else {
-                    break false;
-                };
-                if series.has_residual() {
-                    // Its search gets no second chance at elements outside its tables: made
-                    // from random kernel elements, which reach the parts' whole groups.
-                    residual = words
-                        .part_series(
-                            &outside,
-                            SeriesSamples::Random,
-                            &mut work,
-                            ctx,
-                            budget_bytes / 8,
-                        )?
-                        .filter(PartSeries::has_residual);
-                    break false;
-                }
-                words.kernel =
-                    KernelSeriesWords::with_series(degree, parts.clone(), series, budget_bytes / 8);
-                match search(&mut words, &mut work)? {
-                    KernelSearch::Complete => break true,
-                    KernelSearch::NotElementary(x) if outside.len() < SERIES_REBUILDS => {
-                        outside.push(x);
-                    }
-                    _ => break false,
-                }
-            };
-            let mut complete = through_series;
-            if !complete && words.kernel.parts_may_hold_a_product() {
+            let mut down = words.down_series(
+                None,
+                &mut outside,
+                samples,
+                &mut work,
+                &search,
+                ctx,
+                budget_bytes,
+            )?;
+            if !matches!(down, DownSeries::Complete) && words.kernel.parts_may_hold_a_product() {
                 words.kernel =
                     KernelSeriesWords::new(degree, parts.clone(), true, budget_bytes / 8);
-                complete = matches!(search(&mut words, &mut work)?, KernelSearch::Complete);
+                if matches!(search(&mut words, &mut work)?, KernelSearch::Complete) {
+                    down = DownSeries::Complete;
+                }
             }
-            if !complete && let Some(series) = residual {
-                words.kernel =
-                    KernelSeriesWords::with_series(degree, parts, series, budget_bytes / 8);
+            if let DownSeries::Residual(series) = down {
                 let mut work = Work::new(max_work);
-                complete = matches!(search(&mut words, &mut work)?, KernelSearch::Complete);
+                down = words.down_series(
+                    Some(series),
+                    &mut outside,
+                    samples,
+                    &mut work,
+                    &search,
+                    ctx,
+                    budget_bytes,
+                )?;
             }
+            let complete = matches!(down, DownSeries::Complete);
             if !complete {
                 return Ok(None);
             }
@@ -511,6 +506,48 @@ impl ActionKernelWords {
         words.kernel.finish(group, effort, ctx, left, limit_name)?;
         words.bytes = held.saturating_add(words.kernel.bytes());
         Ok(Some(words))
+    }
+
+    /// Searches the kernel down the parts' series ([`PartSeries`]), its tables made from
+    /// `samples`, the elements found and those `outside` earlier tables; an element outside
+    /// them is added to `outside` and the tables are made again, up to [`SERIES_REBUILDS`]
+    /// times. A series with an insoluble residual is searched only when it is `given` (the
+    /// first, then made again like the others); otherwise it is returned unsearched, for the
+    /// product over the parts to be tried first (see [`through`](Self::through)).
+    #[allow(clippy::too_many_arguments)]
+    fn down_series(
+        &mut self,
+        mut given: Option<PartSeries>,
+        outside: &mut Vec<Perm>,
+        samples: SeriesSamples<'_>,
+        work: &mut Work,
+        search: &impl Fn(&mut ActionKernelWords, &mut Work) -> Result<KernelSearch, SolveError>,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+    ) -> Result<DownSeries, SolveError> {
+        let residual_searched = given.is_some();
+        let degree = self.generators[0].degree();
+        let parts = self.kernel.parts().to_vec();
+        for _ in 0..=SERIES_REBUILDS {
+            let series = match given.take() {
+                Some(series) => series,
+                None => match self.part_series(outside, samples, work, ctx, budget_bytes / 8)? {
+                    Some(series) => series,
+                    None => return Ok(DownSeries::Declined),
+                },
+            };
+            if series.has_residual() && !residual_searched {
+                return Ok(DownSeries::Residual(series));
+            }
+            self.kernel =
+                KernelSeriesWords::with_series(degree, parts.clone(), series, budget_bytes / 8);
+            match search(self, work)? {
+                KernelSearch::Complete => return Ok(DownSeries::Complete),
+                KernelSearch::NotElementary(x) => outside.push(x),
+                KernelSearch::Declined => return Ok(DownSeries::Declined),
+            }
+        }
+        Ok(DownSeries::Declined)
     }
 
     /// The word of `g`: its kernel part's, then its image's; `Ok(None)` for a non-member,
