@@ -132,7 +132,8 @@ const COMPARED_LETTERS: u64 = 1 << 16;
 /// The work a search of the kernel has done, and its bound: a search that finds no short
 /// kernel elements could run for hours on random ones.
 struct Work {
-    /// Point images of its random kernel elements and letters of its candidates' words written.
+    /// Point images of its random kernel elements, and letters of the words its insertions
+    /// wrote (products of a layer's elements, reduced elements' words).
     spent: u64,
     bound: u64,
 }
@@ -686,6 +687,9 @@ impl ActionKernelWords {
             if self.kernel.order_at_least() == *kernel_order {
                 return Ok(KernelSearch::Complete);
             }
+            if work.exhausted() {
+                return Ok(KernelSearch::Declined);
+            }
             let next =
                 candidates.next(&self.kernel, &self.generators, &self.inverses, &self.orders);
             let (x, w) = match next {
@@ -697,9 +701,6 @@ impl ActionKernelWords {
                     idle += 1;
                     if idle.is_multiple_of(32) {
                         walk = (walk + 1).min(16);
-                    }
-                    if work.exhausted() {
-                        return Ok(KernelSearch::Declined);
                     }
                     self.random_kernel_element(&mut rng, walk, work, ctx)?
                 }
@@ -715,15 +716,16 @@ impl ActionKernelWords {
             // Kept to be returned should the series not take it.
             let candidate = x.clone();
             // Waiting elements are bounded by an eighth of the budget (the longest dropped).
-            let inserted = match self.kernel.insert_or_reduce(x, w, &self.orders) {
+            let written = self.kernel.written();
+            let inserted = self.kernel.insert_or_reduce(x, w, &self.orders);
+            // The words it wrote: millions of letters where the layers' elements have long
+            // words, even when the element proves redundant.
+            work.add(self.kernel.written() - written);
+            let inserted = match inserted {
                 Ok(inserted) => inserted,
                 Err((reduced, word)) => {
-                    // Its word was written: millions of letters where the layers' elements
-                    // have long words.
+                    // And the reduced element's word, millions of letters too.
                     work.add(word.len());
-                    if work.exhausted() {
-                        return Ok(KernelSearch::Declined);
-                    }
                     candidates.wait(reduced, word, budget_bytes / 8);
                     continue;
                 }

@@ -261,6 +261,11 @@ pub(super) struct KernelSeriesWords {
     /// The longest word an isolating power may have: a power of a long word can have billions
     /// of letters (the exponent is a product of cycle lengths), more than the budget holds.
     max_power_letters: u64,
+    /// Letters of the words that insertions wrote: the products of a layer's elements (also for
+    /// an element that proves redundant) and the powers. With long elements one insertion can
+    /// write hundreds of millions (a product of a hundred words of two million letters each),
+    /// far more than the candidates' own words; a search's work counts them.
+    written: u64,
 }
 
 impl KernelSeriesWords {
@@ -303,6 +308,7 @@ impl KernelSeriesWords {
             bottom,
             kept: Vec::new(),
             max_power_letters: (max_power_bytes / LETTER_BYTES).min(MAX_ISOLATING_POWER_LETTERS),
+            written: 0,
         }
     }
 
@@ -338,6 +344,11 @@ impl KernelSeriesWords {
     /// The parts.
     pub(super) fn parts(&self) -> &[Vec<u32>] {
         &self.parts
+    }
+
+    /// Letters written by insertions so far (see the field).
+    pub(super) fn written(&self) -> u64 {
+        self.written
     }
 
     /// Whether `K_2` could be taken part by part: every part has at most 65,535 points and some
@@ -460,12 +471,14 @@ impl KernelSeriesWords {
             };
             let p = i64::from(layer.space.prime());
             let product_word = layer.product_word(&exponents, orders);
+            self.written = self.written.saturating_add(product_word.len());
             if (p as u64).saturating_mul(word.len()) < word.len() + product_word.len() {
                 let power = x.pow(p);
                 // Of order `p`, the power tells nothing; the product may.
                 if !power.is_identity() {
                     let mut power_word = Word::identity();
                     power_word.append_power(&word, p, orders);
+                    self.written = self.written.saturating_add(power_word.len());
                     return Err((power, power_word));
                 }
             }
@@ -498,6 +511,7 @@ impl KernelSeriesWords {
                     }
                     let mut power = Word::identity();
                     power.append_power(&word, e as i64, orders);
+                    self.written = self.written.saturating_add(power.len());
                     return Err((y, power));
                 }
             },
