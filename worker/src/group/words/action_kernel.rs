@@ -128,6 +128,13 @@ const NESTED_PARTS: usize = 3;
 const SAMPLE_LETTERS: usize = 64;
 /// The first bound on the letters of the compared words (see `or_shorter`).
 const COMPARED_LETTERS: u64 = 1 << 16;
+/// The last: where both routes' words for a random member are longer, the first route is
+/// kept unless the second's is shorter within this bound. Each comparison writes both words,
+/// and words of tens of millions of letters take seconds each (`Sym(2) wr Sym(100)` beside
+/// `Sym(2) wr Sym(100)` beside `Sym(300)`: 18 s to find 55 million letters through the blocks
+/// shorter than 439 million through one orbit); a job's words pass its default cap, 10
+/// million letters in all, either way.
+const MAX_COMPARED_LETTERS: u64 = 1 << 23;
 
 /// The work a search of the kernel has done, and its bound: a search that finds no short
 /// kernel elements could run for hours on random ones.
@@ -316,7 +323,8 @@ impl ActionKernelWords {
     }
 
     /// `self` or `other` (words for the same group), whichever writes a random member (a product
-    /// of [`SAMPLE_LETTERS`] random generators and inverses) in fewer letters; `self` on a tie.
+    /// of [`SAMPLE_LETTERS`] random generators and inverses) in fewer letters; `self` on a tie
+    /// or when both are longer than [`MAX_COMPARED_LETTERS`].
     ///
     /// # Errors
     /// [`SolveError::Cancelled`].
@@ -342,8 +350,11 @@ impl ActionKernelWords {
                     return Ok(other);
                 }
                 (Err(_), Ok(Some(_))) => return Ok(other),
-                (Err(_), Err(_)) => max = max.saturating_mul(4),
-                // Shorter or as long, or (impossibly: a member has a word) none.
+                (Err(_), Err(_)) if max < MAX_COMPARED_LETTERS => {
+                    max = max.saturating_mul(4).min(MAX_COMPARED_LETTERS);
+                }
+                // Shorter or as long, both longer than the last bound, or (impossibly: a
+                // member has a word) none.
                 _ => return Ok(self),
             }
         }
