@@ -98,12 +98,13 @@ const TRIES_PER_DIMENSION: usize = 64;
 const SERIES_SAMPLES: usize = 16;
 /// Letters of the random words behind those samples, at most.
 const SERIES_WALK: usize = 8;
-/// Elements whose restrictions fell outside their parts' tables (the samples missed part of a
-/// part's group) that the parts' series are made again with, at most.
+/// Times the parts' series are made again with an element whose restrictions fell outside its
+/// tables (the samples missed part of a part's group), at most, in one search down the series
+/// (the insoluble residual's is another).
 const SERIES_REBUILDS: usize = 8;
 /// Work of one route's kernel search ([`Work`]: point images of the random kernel elements,
 /// each `t · u⁻¹` costing its image word's letters times the degree, and letters of the
-/// candidates' words written), beyond which the search declines: about 2^35,
+/// words its insertions write), beyond which the search declines: about 2^35,
 /// half a minute or so. Where random elements are needed at all they are the search's last
 /// resort, and with image words of a million letters each, thousands of them (the tries allowed
 /// per missing dimension) would take hours (three wreath orbits of blocks of four to eight
