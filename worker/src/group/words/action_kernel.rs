@@ -170,7 +170,8 @@ enum SeriesSamples<'a> {
     /// beside `Sym(104)` beside `D_5 wr Sym(79)` beside `C_3 wr Sym(8)` (the giants' points
     /// as they are) sixteen of them spent most of the search's bound before it began.
     Conjugates(&'a [Perm]),
-    /// Random kernel elements `t · u⁻¹`, when there are no seeds.
+    /// Random kernel elements `t · u⁻¹`: their restrictions reach every part's group where
+    /// the seeds' conjugates may not (for the insoluble residual, and when there are no seeds).
     Random,
 }
 
@@ -202,7 +203,7 @@ enum DownSeries {
     /// The elements found generate the kernel.
     Complete,
     /// A series with an insoluble residual, not searched.
-    Residual(PartSeries),
+    Residual,
     /// The series could not be made, or its search declined or was made again too often.
     Declined,
 }
@@ -491,6 +492,22 @@ impl ActionKernelWords {
                 ctx,
                 budget_bytes,
             )?;
+            // The residual's series from random kernel elements, made from the elements found
+            // so far (the product's search below finds others): from the seeds' conjugates
+            // the words bench's `sweep_2004_1` got words of over 10 million letters, against
+            // 1.2 million.
+            let residual = match down {
+                DownSeries::Residual => words
+                    .part_series(
+                        &outside,
+                        SeriesSamples::Random,
+                        &mut work,
+                        ctx,
+                        budget_bytes / 8,
+                    )?
+                    .filter(PartSeries::has_residual),
+                _ => None,
+            };
             if !matches!(down, DownSeries::Complete) && words.kernel.parts_may_hold_a_product() {
                 words.kernel =
                     KernelSeriesWords::new(degree, parts.clone(), true, budget_bytes / 8);
@@ -498,12 +515,14 @@ impl ActionKernelWords {
                     down = DownSeries::Complete;
                 }
             }
-            if let DownSeries::Residual(series) = down {
+            if !matches!(down, DownSeries::Complete)
+                && let Some(series) = residual
+            {
                 let mut work = Work::new(max_work);
                 down = words.down_series(
                     Some(series),
                     &mut outside,
-                    samples,
+                    SeriesSamples::Random,
                     &mut work,
                     &search,
                     ctx,
@@ -525,7 +544,7 @@ impl ActionKernelWords {
     /// `samples`, the elements found and those `outside` earlier tables; an element outside
     /// them is added to `outside` and the tables are made again, up to [`SERIES_REBUILDS`]
     /// times. A series with an insoluble residual is searched only when it is `given` (the
-    /// first, then made again like the others); otherwise it is returned unsearched, for the
+    /// first, then made again like the others); otherwise the search stops there, for the
     /// product over the parts to be tried first (see [`through`](Self::through)).
     #[allow(clippy::too_many_arguments)]
     fn down_series(
@@ -550,7 +569,7 @@ impl ActionKernelWords {
                 },
             };
             if series.has_residual() && !residual_searched {
-                return Ok(DownSeries::Residual(series));
+                return Ok(DownSeries::Residual);
             }
             self.kernel =
                 KernelSeriesWords::with_series(degree, parts.clone(), series, budget_bytes / 8);
