@@ -300,6 +300,12 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
             let two = random_two_wreaths(20, 20, 200, 1, 900);
             (900, beside(&two, 300, 901, |_, rng| shuffled(300, rng)))
         }
+        // Not in the default list: its words have tens of millions of letters or more (run it
+        // with `--max-letters`); the set-up is the figure.
+        "sym2wrsym100_beside_sym2wrsym100_beside_sym300_random" => {
+            let two = random_two_wreaths(2, 100, 2, 100, 700);
+            (700, beside(&two, 300, 701, |_, rng| shuffled(300, rng)))
+        }
         "sym50wrsym10_beside_sym25wrsym20_random" => {
             (1000, random_two_wreaths(50, 10, 25, 20, 1001))
         }
