@@ -530,8 +530,7 @@ impl ActionKernelWords {
                     budget_bytes,
                 )?;
             }
-            let complete = matches!(down, DownSeries::Complete);
-            if !complete {
+            if !matches!(down, DownSeries::Complete) {
                 return Ok(None);
             }
         }

@@ -74,23 +74,27 @@ impl Seed {
 
     /// The element and its word.
     pub(super) fn element(&self, generators: &[Perm], orders: &GeneratorOrders) -> (Perm, Word) {
-        let power = |factor: &(Word, u64)| {
+        (self.perm(generators), self.word(orders))
+    }
+
+    /// The word alone: `[c, a]` is written `c⁻¹ a⁻¹ c a`, as [`commutator`] multiplies.
+    fn word(&self, orders: &GeneratorOrders) -> Word {
+        let power = |(t, o): &(Word, u64)| {
             let mut w = Word::identity();
-            w.append_power(&factor.0, factor.1 as i64, orders);
-            (Seed::power_of(factor, generators), w)
+            w.append_power(t, *o as i64, orders);
+            w
         };
-        let (mut c, mut c_word) = power(&self.factors[0]);
-        for factor in &self.factors[1..] {
-            let (a, a_word) = power(factor);
-            c = commutator(&c, &a);
-            let mut w = Word::identity();
-            w.append_inverse(&c_word, orders);
-            w.append_inverse(&a_word, orders);
-            w.append(&c_word, orders);
-            w.append(&a_word, orders);
-            c_word = w;
-        }
-        (c, c_word)
+        self.factors[1..]
+            .iter()
+            .fold(power(&self.factors[0]), |c, factor| {
+                let a = power(factor);
+                let mut w = Word::identity();
+                w.append_inverse(&c, orders);
+                w.append_inverse(&a, orders);
+                w.append(&c, orders);
+                w.append(&a, orders);
+                w
+            })
     }
 
     /// The element alone, its word not written.
