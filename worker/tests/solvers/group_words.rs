@@ -1747,6 +1747,38 @@ fn check_random_products(
     }
 }
 
+/// The words of the group of three random elements of the product of wreath products over
+/// `orbits` ([`mixed_wreath_words`]): four random products of its generators get words of at
+/// most `max_letters` that multiply out to them ([`check_random_products`]), and `elements`
+/// random elements of the product get words exactly when the group's membership test says
+/// they are members.
+fn check_mixed_wreath_words(
+    orbits: &[(&[Perm], usize)],
+    max_letters: u64,
+    elements: usize,
+    label: &str,
+    rng: &mut ChaCha8Rng,
+) {
+    let (relabel, gens, group, words) = mixed_wreath_words(orbits, rng);
+    check_random_products(&words, &gens, 4, max_letters, label, rng);
+    for _ in 0..elements {
+        let x = random_mixed_wreath_element(orbits, &relabel, rng);
+        assert_eq!(words.word_of(&x).is_some(), group.contains(&x), "{label}");
+    }
+}
+
+/// `count` random permutations of `0..points`: the elements one block of a giant orbit takes
+/// in [`random_mixed_wreath_element`].
+fn random_permutations(points: u32, count: usize, rng: &mut ChaCha8Rng) -> Vec<Perm> {
+    (0..count)
+        .map(|_| {
+            let mut images: Vec<u32> = (0..points).collect();
+            images.shuffle(rng);
+            Perm::from_images(images, "a permutation").expect("a permutation")
+        })
+        .collect()
+}
+
 /// The group of three random elements of the product of wreath products over `orbits` (as
 /// [`random_mixed_wreath_element`], its points relabelled at random) and its words, which go
 /// through an action: the relabelling, the generators, the group and the words.
@@ -1779,17 +1811,8 @@ fn mixed_wreath_words(
 #[test]
 fn group_words_two_giant_orbits_beside_two_wreath_orbits() {
     let mut rng = ChaCha8Rng::seed_from_u64(4423);
-    let giant = |points: u32, rng: &mut ChaCha8Rng| -> Vec<Perm> {
-        (0..16)
-            .map(|_| {
-                let mut images: Vec<u32> = (0..points).collect();
-                images.shuffle(rng);
-                Perm::from_images(images, "a permutation").expect("a permutation")
-            })
-            .collect()
-    };
-    let sym30 = giant(30, &mut rng);
-    let sym20 = giant(20, &mut rng);
+    let sym30 = random_permutations(30, 16, &mut rng);
+    let sym20 = random_permutations(20, 16, &mut rng);
     let alt5 = elements_in_order(5, &[perm("(1,2,3)", 5), perm("(3,4,5)", 5)]);
     let c3 = vec![perm("(1,2,3)", 3), perm("(1,3,2)", 3), Perm::identity(3)];
     let orbits = [
@@ -1798,11 +1821,8 @@ fn group_words_two_giant_orbits_beside_two_wreath_orbits() {
         (sym20.as_slice(), 1),
         (c3.as_slice(), 10),
     ];
-    let (relabel, gens, group, words) = mixed_wreath_words(&orbits, &mut rng);
     let label = "two giant orbits beside two wreath orbits";
-    check_random_products(&words, &gens, 4, 12_500, label, &mut rng);
-    let outside = random_mixed_wreath_element(&orbits, &relabel, &mut rng);
-    assert_eq!(words.word_of(&outside).is_some(), group.contains(&outside));
+    check_mixed_wreath_words(&orbits, 12_500, 1, label, &mut rng);
 }
 
 /// `C_3 wr Sym(20)` beside `Sym(3) wr Sym(8)` beside `Sym(3) wr Sym(30)` beside `C_3 wr
@@ -1826,13 +1846,8 @@ fn group_words_four_wreath_orbits_of_blocks_of_three() {
         (sym3.as_slice(), 30),
         (c3.as_slice(), 20),
     ];
-    let (relabel, gens, group, words) = mixed_wreath_words(&orbits, &mut rng);
     let label = "four wreath orbits of blocks of three";
-    check_random_products(&words, &gens, 4, 150_000, label, &mut rng);
-    for _ in 0..4 {
-        let x = random_mixed_wreath_element(&orbits, &relabel, &mut rng);
-        assert_eq!(words.word_of(&x).is_some(), group.contains(&x));
-    }
+    check_mixed_wreath_words(&orbits, 150_000, 4, label, &mut rng);
 }
 
 /// `Sym(10)` beside `D_5 wr Sym(30)` beside `D_5 wr Sym(25)` (285 points, three random
@@ -1845,13 +1860,7 @@ fn group_words_four_wreath_orbits_of_blocks_of_three() {
 #[test]
 fn group_words_a_giant_beside_two_dihedral_wreath_orbits() {
     let mut rng = ChaCha8Rng::seed_from_u64(4425);
-    let sym10: Vec<Perm> = (0..16)
-        .map(|_| {
-            let mut images: Vec<u32> = (0..10).collect();
-            images.shuffle(&mut rng);
-            Perm::from_images(images, "a permutation").expect("a permutation")
-        })
-        .collect();
+    let sym10 = random_permutations(10, 16, &mut rng);
     let d5 = elements_in_order(5, &[perm("(1,2,3,4,5)", 5), perm("(2,5)(3,4)", 5)]);
     assert_eq!(d5.len(), 10, "D_5");
     let orbits = [
@@ -1859,13 +1868,8 @@ fn group_words_a_giant_beside_two_dihedral_wreath_orbits() {
         (d5.as_slice(), 30),
         (d5.as_slice(), 25),
     ];
-    let (relabel, gens, group, words) = mixed_wreath_words(&orbits, &mut rng);
     let label = "a giant beside two dihedral wreath orbits";
-    check_random_products(&words, &gens, 4, 50_000, label, &mut rng);
-    for _ in 0..4 {
-        let x = random_mixed_wreath_element(&orbits, &relabel, &mut rng);
-        assert_eq!(words.word_of(&x).is_some(), group.contains(&x));
-    }
+    check_mixed_wreath_words(&orbits, 50_000, 4, label, &mut rng);
 }
 
 /// `AGL(1,7) wr Sym(20)` on 140 points beside `Alt(5) wr Sym(20)` on 100 more, from three
