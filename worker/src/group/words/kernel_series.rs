@@ -141,29 +141,9 @@ impl Layer {
     }
 
     /// The product `Π e_j^{λ_j}` of the layer's elements (exponents `λ_j` taken in
-    /// `(-p/2, p/2]`), with its word; `Err(letters)` as soon as the word written so far passes
-    /// `budget` (or its job is cancelled): a hundred elements of a million letters each make
-    /// a word that takes seconds to write.
-    fn product_within(
-        &self,
-        exponents: &[u8],
-        degree: usize,
-        orders: &GeneratorOrders,
-        budget: LetterBudget<'_>,
-    ) -> Result<(Perm, Word), u64> {
-        let mut word = Word::identity();
-        for ((_, w), e) in self.elements.iter().zip(self.signed(exponents)) {
-            if e != 0 {
-                word.append_power(w, e, orders);
-                budget.check(word.len())?;
-            }
-        }
-        Ok((self.product_perm(exponents, degree), word))
-    }
-
-    /// The permutation of [`product_within`](Self::product_within) alone: `O(d)` per element,
-    /// where the word can take millions of letters (500 elements of a few thousand letters each
-    /// for the signs of `Sym(2) wr Sym(500)`), wasted on a candidate the product cancels.
+    /// `(-p/2, p/2]`), its permutation alone: `O(d)` per element, where the word can take
+    /// millions of letters (500 elements of a few thousand letters each for the signs of
+    /// `Sym(2) wr Sym(500)`), wasted on a candidate the product cancels.
     fn product_perm(&self, exponents: &[u8], degree: usize) -> Perm {
         let mut y = Perm::identity(degree);
         for ((perm, _), e) in self.elements.iter().zip(self.signed(exponents)) {
@@ -174,15 +154,23 @@ impl Layer {
         y
     }
 
-    /// The word of [`product_within`](Self::product_within) alone.
-    fn product_word(&self, exponents: &[u8], orders: &GeneratorOrders) -> Word {
+    /// The word of that product; `Err(letters)` as soon as the word written so far passes
+    /// `budget` (or its job is cancelled): a hundred elements of a million letters each make
+    /// a word that takes seconds to write.
+    fn product_word(
+        &self,
+        exponents: &[u8],
+        orders: &GeneratorOrders,
+        budget: LetterBudget<'_>,
+    ) -> Result<Word, u64> {
         let mut word = Word::identity();
         for ((_, w), e) in self.elements.iter().zip(self.signed(exponents)) {
             if e != 0 {
                 word.append_power(w, e, orders);
+                budget.check(word.len())?;
             }
         }
-        word
+        Ok(word)
     }
 
     /// The exponents taken in `(-p/2, p/2]`.
@@ -470,7 +458,11 @@ impl KernelSeriesWords {
                 return Ok(Inserted::New);
             };
             let p = i64::from(layer.space.prime());
-            let product_word = layer.product_word(&exponents, orders);
+            let Ok(product_word) =
+                layer.product_word(&exponents, orders, LetterBudget::letters(u64::MAX))
+            else {
+                unreachable!("no word is longer than u64::MAX letters")
+            };
             self.written = self.written.saturating_add(product_word.len());
             if (p as u64).saturating_mul(word.len()) < word.len() + product_word.len() {
                 let power = x.pow(p);
@@ -544,10 +536,10 @@ impl KernelSeriesWords {
             let Some(exponents) = layer.space.solve(&vector) else {
                 return Ok(None);
             };
-            let (y, y_word) = layer
-                .product_within(&exponents, self.degree, orders, budget.less(letters))
+            let y_word = layer
+                .product_word(&exponents, orders, budget.less(letters))
                 .map_err(|product| product.saturating_add(letters))?;
-            x = x.compose(&y.inverse());
+            x = x.compose(&layer.product_perm(&exponents, self.degree).inverse());
             letters = letters.saturating_add(y_word.len());
             products.push(y_word);
         }
