@@ -453,9 +453,10 @@ fn random_wreaths_in_beside(
 /// The group `sweep_S_I`: the `I`-th drawn from seed `S`, a held-out case for the words of
 /// intransitive groups. Two to four orbits, of at most 1,000 points in all, each a wreath
 /// product `T wr Sym(m)` (`T` one of `Sym(b)` for `b` from 2 to 10, `Alt(5)`, `D_5`, `C_3`,
-/// `PSL(2,7)`, `AGL(1,7)`; `m` from 5 to 80, fewer where the points run out) or, one time in four, a giant `Sym(n)` (`n` from
-/// 5 to 150); three random generators, each moving every orbit (so the kernels of the orbits'
-/// actions are not given). Its orbits are printed on stderr.
+/// `PSL(2,7)`, `AGL(1,7)`; `m` from 5 to 80, fewer where the points run out) or, one time in
+/// four, a giant `Sym(n)` (`n` from 5 to 150); three random generators, each moving every
+/// orbit (so the kernels of the orbits' actions are not given). Its orbits are printed on
+/// stderr.
 fn sweep_group(name: &str) -> (usize, Vec<Perm>) {
     let parse = |s: Option<&str>| -> u64 {
         s.and_then(|s| s.parse().ok())
