@@ -132,10 +132,10 @@ const SAMPLE_LETTERS: usize = 64;
 const COMPARED_LETTERS: u64 = 1 << 16;
 /// The last: where both routes' words for a random member are longer, the first route is
 /// kept unless the second's is shorter within this bound. Each comparison writes both words,
-/// and words of tens of millions of letters take seconds each (`Sym(2) wr Sym(100)` beside
-/// `Sym(2) wr Sym(100)` beside `Sym(300)`: 18 s to find 55 million letters through the blocks
-/// shorter than 439 million through one orbit); a job's words pass its default cap, 10
-/// million letters in all, either way.
+/// and words of tens of millions of letters take seconds each (the words bench's `Sym(2) wr
+/// Sym(100)` beside `Sym(2) wr Sym(100)` beside `Sym(300)`: 18 s to find the route through
+/// the blocks, about 83 million letters a word, the shorter); a job's words pass its default
+/// cap, 10 million letters in all, either way.
 const MAX_COMPARED_LETTERS: u64 = 1 << 23;
 
 /// The work a search of the kernel has done, and its bound: a search that finds no short
