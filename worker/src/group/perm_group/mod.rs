@@ -19,9 +19,10 @@ mod support;
 
 pub(crate) use sizes::order_bits_bound;
 pub use sizes::{chain_budget, check_group_sizes, perm_group_memory_estimate};
+pub(crate) use support::restrictions_to_orbit;
 
 use super::alternating_blocks::recognise_alternating_blocks;
-use super::block_wreath::recognise_block_wreath;
+use super::block_wreath::{recognise_block_wreath, recognise_orbit_wreaths};
 use super::blocks_of_two::recognise_blocks_of_two;
 use super::cyclic::CyclicGroup;
 use super::giant_recognition::{Giant, recognise_giant};
@@ -409,7 +410,9 @@ impl PermGroup {
         // the transfer (see `block_wreath`; for blocks of two points beyond its budget, the
         // action on the blocks and two signs, see `blocks_of_two`). An intransitive group's order
         // is bounded by its constituents' (its actions on its orbits, each transitive and taken
-        // the same way) and their signs (see `orbit_constituents`). Asked for only where the
+        // the same way) and their signs (see `orbit_constituents`), and by its orbits' wreath
+        // products and the joint group of their transfers, blocks and signs (see
+        // `recognise_orbit_wreaths`): the smaller is kept. Asked for only where the
         // chain's own proofs would be expensive, and only for a long base: such a group's base
         // has at least a quarter of its points (`Alt(m)^b` needs `b · (m - 2)` with `m >= 3`;
         // `2^b`, `b`; `PSL(2,11)^b` on blocks of 12 points, `3b`), a primitive group's other than
@@ -439,23 +442,47 @@ impl PermGroup {
                         Err(e) => Err(e),
                     }
                 };
+                let local_limits = Limits {
+                    max_group_chain_bytes: budget_left,
+                    ..limits.clone()
+                };
                 let inner_orbits = orbits_of(inner_degree, &inner_gens);
                 if let Some(mut constituents) =
                     orbit_constituents(inner_degree, &inner_orbits, &inner_gens, ctx)?
                 {
                     drop(inner_orbits);
+                    // Two bounds, the smaller kept: the constituents' wreath products and the
+                    // joint group of their transfers, blocks and signs (ties through any
+                    // abelian quotient: `D_5 wr Sym(60)` beside `Sym(57)` beside `D_5 wr
+                    // Sym(77)`, whose constituents' signs miss the reflections' tie), and the
+                    // constituents' own orders with their signs (exact where a constituent is
+                    // smaller than its wreath product's bound).
+                    let mut wreaths_peak = 0;
+                    let wreaths = recognise_orbit_wreaths(
+                        inner_degree,
+                        &inner_gens,
+                        &constituents.orbits,
+                        ctx,
+                        &local_limits,
+                        tuning,
+                        &mut wreaths_peak,
+                    )?;
+                    *peak = (*peak).max(wreaths_peak);
                     let restrictions = std::mem::take(&mut constituents.restrictions);
                     let mut orders = Vec::with_capacity(restrictions.len());
                     for images in restrictions {
                         match image_order(images, peak)? {
                             Some(order) => orders.push(order),
-                            None => return Ok(None),
+                            None => break,
                         }
                     }
-                    return Ok(Some((
-                        constituents.order_bound(&orders),
-                        LevelProof::OrbitConstituents,
-                    )));
+                    let signs = (orders.len() == constituents.orbits.len())
+                        .then(|| constituents.order_bound(&orders));
+                    let bound = match (wreaths, signs) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    return Ok(bound.map(|bound| (bound, LevelProof::OrbitConstituents)));
                 }
                 let all: Vec<u32> = (0..inner_degree as u32).collect();
                 if let Some(mut blocks) =
@@ -465,10 +492,6 @@ impl PermGroup {
                     return Ok(image_order(images, peak)?
                         .map(|order| (blocks.group_order(&order), LevelProof::AlternatingBlocks)));
                 }
-                let local_limits = Limits {
-                    max_group_chain_bytes: budget_left,
-                    ..limits.clone()
-                };
                 let mut wreath_peak = 0;
                 let wreath = recognise_block_wreath(
                     inner_degree,

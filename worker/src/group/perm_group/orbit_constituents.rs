@@ -27,8 +27,10 @@
 //! with a giant constituent `G_2 = Sym(O_2)`, `G ∩ G_2` (the elements trivial off `O_2`) is normal
 //! in `G_2`, so `Alt(O_2)` or all of it unless `G_2` is a quotient of the other constituents
 //! (Goursat's lemma), and what is left of the tie is a sign. A group tied more closely (through a
-//! common quotient other than a sign, not by a bijection of points) never reaches it, and the
-//! caller's ordinary proofs run: nothing is concluded from a bound that is not reached.
+//! common quotient other than a sign, not by a bijection of points) never reaches it: the
+//! caller also asks [`crate::group::block_wreath::recognise_orbit_wreaths`], which sees every
+//! abelian tie, keeps the smaller bound, and without one reached its ordinary proofs run:
+//! nothing is concluded from a bound that is not reached.
 //!
 //! # Complexity
 //! `O(n · k)` for the restrictions and the signs, the linkage test's `O(n · k)` invariants and
@@ -65,6 +67,8 @@ const MAX_BLOCK_SEARCH_POINTS: usize = 4096;
 /// An intransitive group's constituents and how far its signs cut their product.
 #[derive(Debug)]
 pub(super) struct OrbitConstituents {
+    /// One orbit of two points or more per class of linked orbits, in the order given.
+    pub(super) orbits: Vec<Vec<u32>>,
     /// Per class of linked orbits of two points or more (one orbit each, in the order given),
     /// the generators' restrictions to it, its points numbered in that orbit's order (taken by
     /// the caller for the constituents' orders).
@@ -112,6 +116,7 @@ pub(super) fn orbit_constituents(
     let representatives = classes.into_iter().map(|mut c| c.copies.swap_remove(0));
     let mut local = vec![NONE; degree];
     let mut restrictions = Vec::new();
+    let mut kept = Vec::new();
     // Per character, its value on each generator (true: odd), and the ranks r_i.
     let mut characters: Vec<Vec<bool>> = Vec::new();
     let mut constituent_ranks = 0;
@@ -133,9 +138,11 @@ pub(super) fn orbit_constituents(
         }
         constituent_ranks += rank(&characters[first..], generators.len());
         restrictions.push(restricted);
+        kept.push(orbit);
     }
     let halvings = constituent_ranks - rank(&characters, generators.len());
     Ok(Some(OrbitConstituents {
+        orbits: kept,
         restrictions,
         halvings,
     }))

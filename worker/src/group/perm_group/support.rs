@@ -76,7 +76,7 @@ impl Support {
 /// points are overwritten).
 ///
 /// Complexity: `O(|orbit| · k)` for `k` generators.
-pub(super) fn restrictions_to_orbit(
+pub(crate) fn restrictions_to_orbit(
     orbit: &[u32],
     generators: &[Perm],
     local: &mut [u32],

@@ -213,7 +213,9 @@ pub enum LevelProof {
     /// The whole chain at once: the product of its orbit lengths equals an upper bound on the
     /// order of an intransitive group proven from its actions on its orbits and their signs
     /// (`Sym(100) wr Sym(9)` on 900 points beside `Sym(100)` on 100 more; see
-    /// `orbit_constituents`).
+    /// `orbit_constituents`), or from its orbits' wreath products and the joint group of their
+    /// transfers, blocks and signs (`D_5 wr Sym(60)` beside `Sym(57)` beside `D_5 wr Sym(77)`;
+    /// see `recognise_orbit_wreaths`).
     OrbitConstituents,
 }
 
