@@ -26,7 +26,7 @@ use orbit_worker::{Limits, SolveContext};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use wreath_elements::{AFFINE_7, DIHEDRAL_5, PSL_2_7, random_wreath_in};
+use wreath_elements::{AFFINE_7, DIHEDRAL_5, PSL_2_7, beside, random_wreath_in, shuffled};
 
 const CASES: &[&str] = &[
     "sym100_random",
@@ -73,6 +73,7 @@ const CASES: &[&str] = &[
     "agl17wrsym140_random",
     "psl27wrsym100_random",
     "m11wrsym90_random",
+    "d5wrsym60_beside_sym57_beside_d5wrsym77_random",
 ];
 
 /// `M11` on eleven points (GAP's `MathieuGroup(11)`, as images).
@@ -413,6 +414,16 @@ fn wreath_on_two_copies(m: usize, b: usize, seed: u64) -> Vec<Perm> {
 /// Three random elements of `Sym(m) wr Sym(b)` on `m·b` points, each with a random permutation
 /// of `c` more points beside it, all points relabelled: an intransitive group with a wreath
 /// orbit and a base of nearly every point.
+/// Three random elements of `D_5 wr Sym(60)` beside `Sym(57)` beside `D_5 wr Sym(77)`, each
+/// moving every orbit (the shape of the words bench's `sweep_2003_6`): the two wreath orbits are
+/// tied through `D_5`'s reflections summed over the blocks, which no sign sees.
+fn d5_wreaths_beside_sym57() -> Vec<Perm> {
+    let first = random_wreath_in(&DIHEDRAL_5, 60, 3, 742);
+    let giant = beside(&first, 57, 743, |_, rng| shuffled(57, rng));
+    let last = random_wreath_in(&DIHEDRAL_5, 77, 3, 744);
+    beside(&giant, 385, 745, |i, _| last[i].images().to_vec())
+}
+
 fn wreath_beside_giant(m: usize, b: usize, c: usize, seed: u64) -> Vec<Perm> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let d = m * b + c;
@@ -567,6 +578,7 @@ fn run_case(name: &str, dir: &Path) {
         "agl17wrsym140_random" => (980, random_wreath_in(&AFFINE_7, 140, 4, 980), 1),
         "psl27wrsym100_random" => (700, random_wreath_in(&PSL_2_7, 100, 4, 700), 1),
         "m11wrsym90_random" => (990, random_wreath_in(&M11, 90, 4, 990), 1),
+        "d5wrsym60_beside_sym57_beside_d5wrsym77_random" => (742, d5_wreaths_beside_sym57(), 1),
         other => panic!("unknown case {other}"),
     };
     if name == "rubik_membership" {

@@ -33,7 +33,7 @@ use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use wreath_elements::{
-    AFFINE_7, DIHEDRAL_5, PSL_2_7, random_wreath_in, random_wreath_with, shuffled,
+    AFFINE_7, DIHEDRAL_5, PSL_2_7, beside, random_wreath_in, random_wreath_with, shuffled,
 };
 
 const RUBIK: [&str; 6] = [
@@ -146,7 +146,12 @@ fn main() {
         let (d, gens) = case(name);
         let ctx = SolveContext::detached();
         let limits = Limits::default();
+        let t = Instant::now();
         let g = PermGroup::new(d, gens.clone(), &ctx, &limits).expect("group");
+        eprintln!(
+            "{name}: the group's order {:.3} s",
+            t.elapsed().as_secs_f64()
+        );
         let elems = random_elements(&g, elements, 0x5eed);
         let t = Instant::now();
         let words = match GroupWords::new(&g, effort, &ctx, limits.max_job_memory, "max_job_memory")
@@ -523,36 +528,6 @@ fn sweep_group(name: &str) -> (usize, Vec<Perm>) {
         group[0].degree()
     );
     (group[0].degree(), group)
-}
-
-/// Each of `first` beside the permutation `second(i, rng)` of `c` more points, relabelled.
-fn beside(
-    first: &[Perm],
-    c: usize,
-    seed: u64,
-    mut second: impl FnMut(usize, &mut ChaCha8Rng) -> Vec<u32>,
-) -> Vec<Perm> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed + 1);
-    let n = first[0].degree();
-    let d = n + c;
-    let relabel = shuffled(d, &mut rng);
-    first
-        .iter()
-        .enumerate()
-        .map(|(i, x)| {
-            let beside = second(i, &mut rng);
-            let mut images = vec![0u32; d];
-            let points = x
-                .images()
-                .iter()
-                .copied()
-                .chain(beside.iter().map(|&y| n as u32 + y));
-            for (p, q) in points.enumerate() {
-                images[relabel[p] as usize] = relabel[q as usize];
-            }
-            Perm::from_images(images, "random").expect("a permutation")
-        })
-        .collect()
 }
 
 /// `count` random elements of `Sym(m)` acting on two copies of its points at once (the second

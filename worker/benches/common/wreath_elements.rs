@@ -61,3 +61,33 @@ pub fn random_wreath_in(inside: &[&[u32]], m: usize, count: usize, seed: u64) ->
         within
     })
 }
+
+/// Each of `first` beside the permutation `second(i, rng)` of `c` more points, relabelled.
+pub fn beside(
+    first: &[Perm],
+    c: usize,
+    seed: u64,
+    mut second: impl FnMut(usize, &mut ChaCha8Rng) -> Vec<u32>,
+) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed + 1);
+    let n = first[0].degree();
+    let d = n + c;
+    let relabel = shuffled(d, &mut rng);
+    first
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let beside = second(i, &mut rng);
+            let mut images = vec![0u32; d];
+            let points = x
+                .images()
+                .iter()
+                .copied()
+                .chain(beside.iter().map(|&y| n as u32 + y));
+            for (p, q) in points.enumerate() {
+                images[relabel[p] as usize] = relabel[q as usize];
+            }
+            Perm::from_images(images, "random").expect("a permutation")
+        })
+        .collect()
+}
