@@ -19,10 +19,11 @@ mod support;
 
 pub(crate) use sizes::order_bits_bound;
 pub use sizes::{chain_budget, check_group_sizes, perm_group_memory_estimate};
+#[cfg(test)]
 pub(crate) use support::restrictions_to_orbit;
 
 use super::alternating_blocks::recognise_alternating_blocks;
-use super::block_wreath::{recognise_block_wreath, recognise_orbit_wreaths};
+use super::block_wreath::{OrbitAction, recognise_block_wreath, recognise_orbit_wreaths};
 use super::blocks_of_two::recognise_blocks_of_two;
 use super::cyclic::CyclicGroup;
 use super::giant_recognition::{Giant, recognise_giant};
@@ -457,27 +458,36 @@ impl PermGroup {
                     // Sym(77)`, whose constituents' signs miss the reflections' tie), and the
                     // constituents' own orders with their signs (exact where a constituent is
                     // smaller than its wreath product's bound).
+                    let actions: Vec<OrbitAction<'_>> = constituents
+                        .restrictions
+                        .iter()
+                        .zip(&constituents.blocks)
+                        .map(|(generators, block_of)| OrbitAction {
+                            generators,
+                            block_of: block_of.as_deref(),
+                        })
+                        .collect();
                     let mut wreaths_peak = 0;
                     let wreaths = recognise_orbit_wreaths(
-                        inner_degree,
-                        &inner_gens,
-                        &constituents.orbits,
+                        &actions,
                         ctx,
                         &local_limits,
                         tuning,
                         &mut wreaths_peak,
                     )?;
                     *peak = (*peak).max(wreaths_peak);
+                    drop(actions);
                     let restrictions = std::mem::take(&mut constituents.restrictions);
-                    let mut orders = Vec::with_capacity(restrictions.len());
+                    let classes = restrictions.len();
+                    let mut orders = Vec::with_capacity(classes);
                     for images in restrictions {
                         match image_order(images, peak)? {
                             Some(order) => orders.push(order),
                             None => break,
                         }
                     }
-                    let signs = (orders.len() == constituents.orbits.len())
-                        .then(|| constituents.order_bound(&orders));
+                    let signs =
+                        (orders.len() == classes).then(|| constituents.order_bound(&orders));
                     let bound = match (wreaths, signs) {
                         (Some(a), Some(b)) => Some(a.min(b)),
                         (a, b) => a.or(b),

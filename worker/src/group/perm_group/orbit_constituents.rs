@@ -67,12 +67,13 @@ const MAX_BLOCK_SEARCH_POINTS: usize = 4096;
 /// An intransitive group's constituents and how far its signs cut their product.
 #[derive(Debug)]
 pub(super) struct OrbitConstituents {
-    /// One orbit of two points or more per class of linked orbits, in the order given.
-    pub(super) orbits: Vec<Vec<u32>>,
     /// Per class of linked orbits of two points or more (one orbit each, in the order given),
     /// the generators' restrictions to it, its points numbered in that orbit's order (taken by
     /// the caller for the constituents' orders).
     pub(super) restrictions: Vec<Vec<Perm>>,
+    /// Per class, the minimal blocks of its orbit (`None`: primitive, or more than
+    /// [`MAX_BLOCK_SEARCH_POINTS`] points).
+    pub(super) blocks: Vec<Option<Vec<u32>>>,
     /// `Σ r_i - r` of the module documentation: the bound halves the product this many times.
     halvings: usize,
 }
@@ -116,7 +117,7 @@ pub(super) fn orbit_constituents(
     let representatives = classes.into_iter().map(|mut c| c.copies.swap_remove(0));
     let mut local = vec![NONE; degree];
     let mut restrictions = Vec::new();
-    let mut kept = Vec::new();
+    let mut blocks = Vec::new();
     // Per character, its value on each generator (true: odd), and the ranks r_i.
     let mut characters: Vec<Vec<bool>> = Vec::new();
     let mut constituent_ranks = 0;
@@ -125,25 +126,28 @@ pub(super) fn orbit_constituents(
         let restricted = restrictions_to_orbit(&orbit, generators, &mut local);
         let first = characters.len();
         characters.push(restricted.iter().map(|g| !g.is_even()).collect());
-        if orbit.len() <= MAX_BLOCK_SEARCH_POINTS {
+        let block_of = if orbit.len() <= MAX_BLOCK_SEARCH_POINTS {
             let points: Vec<u32> = (0..orbit.len() as u32).collect();
-            if let Some(block_of) = minimal_blocks(orbit.len(), &points, &restricted, ctx)? {
-                characters.push(
-                    restricted
-                        .iter()
-                        .map(|g| !on_blocks(g, &block_of).is_even())
-                        .collect(),
-                );
-            }
+            minimal_blocks(orbit.len(), &points, &restricted, ctx)?
+        } else {
+            None
+        };
+        if let Some(block_of) = &block_of {
+            characters.push(
+                restricted
+                    .iter()
+                    .map(|g| !on_blocks(g, block_of).is_even())
+                    .collect(),
+            );
         }
         constituent_ranks += rank(&characters[first..], generators.len());
         restrictions.push(restricted);
-        kept.push(orbit);
+        blocks.push(block_of);
     }
     let halvings = constituent_ranks - rank(&characters, generators.len());
     Ok(Some(OrbitConstituents {
-        orbits: kept,
         restrictions,
+        blocks,
         halvings,
     }))
 }
