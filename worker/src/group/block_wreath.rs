@@ -527,7 +527,7 @@ fn derived_subgroup(
     let mut commutators = Vec::new();
     for (i, x) in gens.iter().enumerate() {
         for y in &gens[..i] {
-            let c = x.inverse().compose(&y.inverse()).compose(x).compose(y);
+            let c = x.commutator(y);
             if !c.is_identity() {
                 commutators.push(c);
             }

@@ -18,6 +18,7 @@
 //! elements).
 
 use crate::counting::arith::factorize;
+pub(crate) use crate::group::perm::commutator;
 use crate::group::perm::invert;
 
 /// The largest power `K` offered (a word for `t^K` has `K` times the letters of `t`'s).
@@ -118,17 +119,6 @@ pub(crate) fn conjugate(x: &[u32], h: &[u32]) -> Vec<u32> {
     let h_inv = invert(h);
     (0..x.len())
         .map(|p| h[x[h_inv[p] as usize] as usize])
-        .collect()
-}
-
-/// `[x, y] = x⁻¹y⁻¹xy`, as images (products left to right). Two permutations whose supports
-/// meet in exactly one point have a 3-cycle as their commutator.
-///
-/// Complexity: `O(n)`.
-pub(crate) fn commutator(x: &[u32], y: &[u32]) -> Vec<u32> {
-    let (x_inv, y_inv) = (invert(x), invert(y));
-    (0..x.len())
-        .map(|p| y[x[y_inv[x_inv[p] as usize] as usize] as usize])
         .collect()
 }
 

@@ -179,7 +179,7 @@ pub(crate) fn level_order_at_most(
             if first_derived.len() == MAX_COMMUTATORS {
                 break 'pairs;
             }
-            let c = commutator(a, b);
+            let c = a.commutator(b);
             if !c.is_identity() && !first_derived.contains(&c) {
                 first_derived.push(c);
             }
@@ -187,7 +187,7 @@ pub(crate) fn level_order_at_most(
     }
     let mut elements: Vec<Perm> = Vec::new();
     if first_derived.len() >= 2 {
-        let c = commutator(&first_derived[0], &first_derived[1]);
+        let c = first_derived[0].commutator(&first_derived[1]);
         if !c.is_identity() {
             elements.push(c);
         }
@@ -442,11 +442,6 @@ fn distinct_moving<'a>(perms: impl Iterator<Item = &'a Perm>) -> Vec<Perm> {
         }
     }
     out
-}
-
-/// `[a, b] = a⁻¹ b⁻¹ a b`.
-fn commutator(a: &Perm, b: &Perm) -> Perm {
-    a.inverse().compose(&b.inverse()).compose(a).compose(b)
 }
 
 /// An exponent `e >= 1` with `y^e` proven to lie in `sub`: the order of `y` with prime factors

@@ -124,7 +124,7 @@ impl RegularNormalSubgroup {
                     }
                 }
                 let y = pr.next_element();
-                x = x.inverse().compose(&y.inverse()).compose(&x).compose(y);
+                x = x.commutator(y);
             }
         }
         Ok(None)

@@ -77,7 +77,7 @@ impl Seed {
         (self.perm(generators), self.word(orders))
     }
 
-    /// The word alone: `[c, a]` is written `c⁻¹ a⁻¹ c a`, as [`commutator`] multiplies.
+    /// The word alone: `[c, a]` is written `c⁻¹ a⁻¹ c a`, as [`Perm::commutator`] multiplies.
     fn word(&self, orders: &GeneratorOrders) -> Word {
         let power = |(t, o): &(Word, u64)| {
             let mut w = Word::identity();
@@ -87,12 +87,8 @@ impl Seed {
         self.factors[1..]
             .iter()
             .fold(power(&self.factors[0]), |c, factor| {
-                let a = power(factor);
                 let mut w = Word::identity();
-                w.append_inverse(&c, orders);
-                w.append_inverse(&a, orders);
-                w.append(&c, orders);
-                w.append(&a, orders);
+                w.append_commutator(&c, &power(factor), orders);
                 w
             })
     }
@@ -102,7 +98,7 @@ impl Seed {
         self.factors[1..]
             .iter()
             .fold(Seed::power_of(&self.factors[0], generators), |c, factor| {
-                commutator(&c, &Seed::power_of(factor, generators))
+                c.commutator(&Seed::power_of(factor, generators))
             })
     }
 
@@ -111,11 +107,6 @@ impl Seed {
         t.evaluate(generators, generators[0].degree())
             .pow(*o as i64)
     }
-}
-
-/// `[c, a] = c⁻¹ a⁻¹ c a`.
-fn commutator(c: &Perm, a: &Perm) -> Perm {
-    c.inverse().compose(&a.inverse()).compose(c).compose(a)
 }
 
 /// The candidates' sources and where each one stands (see the module documentation).

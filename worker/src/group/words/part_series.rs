@@ -353,10 +353,7 @@ mod tests {
             let mut seen: HashSet<Vec<u32>> = HashSet::new();
             let commutators: Vec<Perm> = term
                 .iter()
-                .flat_map(|x| {
-                    term.iter()
-                        .map(move |y| x.inverse().compose(&y.inverse()).compose(x).compose(y))
-                })
+                .flat_map(|x| term.iter().map(move |y| x.commutator(y)))
                 .filter(|c| seen.insert(c.images().to_vec()))
                 .collect();
             let next = closure_of(&commutators, b);
@@ -372,10 +369,7 @@ mod tests {
     fn perfect(term: &[Perm], b: usize) -> bool {
         let commutators: Vec<Perm> = term
             .iter()
-            .flat_map(|x| {
-                term.iter()
-                    .map(move |y| x.inverse().compose(&y.inverse()).compose(x).compose(y))
-            })
+            .flat_map(|x| term.iter().map(move |y| x.commutator(y)))
             .collect();
         closure_of(&commutators, b).len() == term.len()
     }

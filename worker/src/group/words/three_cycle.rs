@@ -282,15 +282,13 @@ impl Walker<'_> {
                 perm: found.perm,
             };
         };
+        // [x, x^g], as `commutator_with_conjugate` multiplies.
+        let mut x_g = Word::identity();
+        x_g.append_inverse(&g, self.orders);
+        x_g.append(&x, self.orders);
+        x_g.append(&g, self.orders);
         let mut word = Word::identity();
-        word.append_inverse(&x, self.orders);
-        word.append_inverse(&g, self.orders);
-        word.append_inverse(&x, self.orders);
-        word.append(&g, self.orders);
-        word.append(&x, self.orders);
-        word.append_inverse(&g, self.orders);
-        word.append(&x, self.orders);
-        word.append(&g, self.orders);
+        word.append_commutator(&x, &x_g, self.orders);
         ThreeCycle {
             points: found.points,
             word,
@@ -370,10 +368,7 @@ pub(super) fn commutator_of_sides(
     y_g.append(&y.word, orders);
     y_g.append(&g.word, orders);
     let mut word = Word::identity();
-    word.append_inverse(&x.word, orders);
-    word.append_inverse(&y_g, orders);
-    word.append(&x.word, orders);
-    word.append(&y_g, orders);
+    word.append_commutator(&x.word, &y_g, orders);
     Some(ThreeCycle {
         points: cycle_order(&perm, support[0]),
         word,

@@ -209,6 +209,17 @@ impl Word {
         }
     }
 
+    /// Appends the commutator `[c, a] = c⁻¹ a⁻¹ c a` (as [`Perm::commutator`] multiplies), in
+    /// normal form.
+    ///
+    /// [`Perm::commutator`]: crate::group::Perm::commutator
+    pub(crate) fn append_commutator(&mut self, c: &Word, a: &Word, orders: &GeneratorOrders) {
+        self.append_inverse(c, orders);
+        self.append_inverse(a, orders);
+        self.append(c, orders);
+        self.append(a, orders);
+    }
+
     /// Appends `other^e` (`e` copies of `other`, or of its inverse for `e < 0`), in normal form.
     pub(crate) fn append_power(&mut self, other: &Word, e: i64, orders: &GeneratorOrders) {
         for _ in 0..e.unsigned_abs() {
