@@ -444,20 +444,17 @@ impl ActionKernelWords {
         // One bound for the first search, the series' and the product's; the residual series
         // gets one of its own (the product's search may have spent it).
         let mut work = Work::new(max_work);
-        let search = |words: &mut ActionKernelWords, work: &mut Work| {
-            words.find_kernel(
-                &kernel_order,
-                seeds.clone(),
-                work,
-                ctx,
-                budget_bytes,
-                limit_name,
-            )
+        let inputs = KernelSearchInputs {
+            kernel_order: &kernel_order,
+            seeds: &seeds,
+            ctx,
+            budget_bytes,
+            limit_name,
         };
         let first = if kernel_order.is_one() {
             KernelSearch::Complete
         } else {
-            search(&mut words, &mut work)?
+            words.find_kernel(&inputs, &mut work)?
         };
         if !matches!(first, KernelSearch::Complete) {
             // A bottom that is not elementary abelian: down the parts' own series when their
@@ -484,15 +481,7 @@ impl ActionKernelWords {
                 .map(|seed| seed.perm(&words.generators))
                 .collect();
             let samples = SeriesSamples::of(&shortest);
-            let mut down = words.down_series(
-                None,
-                &mut outside,
-                samples,
-                &mut work,
-                &search,
-                ctx,
-                budget_bytes,
-            )?;
+            let mut down = words.down_series(None, &mut outside, samples, &mut work, &inputs)?;
             // The residual's series from random kernel elements, made from the elements found
             // so far (the product's search below finds others): from the seeds' conjugates
             // the words bench's `sweep_2004_1` got words of over 10 million letters, against
@@ -512,7 +501,10 @@ impl ActionKernelWords {
             if !matches!(down, DownSeries::Complete) && words.kernel.parts_may_hold_a_product() {
                 words.kernel =
                     KernelSeriesWords::new(degree, parts.clone(), true, budget_bytes / 8);
-                if matches!(search(&mut words, &mut work)?, KernelSearch::Complete) {
+                if matches!(
+                    words.find_kernel(&inputs, &mut work)?,
+                    KernelSearch::Complete
+                ) {
                     down = DownSeries::Complete;
                 }
             }
@@ -525,9 +517,7 @@ impl ActionKernelWords {
                     &mut outside,
                     SeriesSamples::Random,
                     &mut work,
-                    &search,
-                    ctx,
-                    budget_bytes,
+                    &inputs,
                 )?;
             }
             if !matches!(down, DownSeries::Complete) {
@@ -546,17 +536,17 @@ impl ActionKernelWords {
     /// times. A series with an insoluble residual is searched only when it is `given` (the
     /// first, then made again like the others); otherwise the search stops there, for the
     /// product over the parts to be tried first (see [`through`](Self::through)).
-    #[allow(clippy::too_many_arguments)]
     fn down_series(
         &mut self,
         mut given: Option<PartSeries>,
         outside: &mut Vec<Perm>,
         samples: SeriesSamples<'_>,
         work: &mut Work,
-        search: &impl Fn(&mut ActionKernelWords, &mut Work) -> Result<KernelSearch, SolveError>,
-        ctx: &SolveContext,
-        budget_bytes: u64,
+        inputs: &KernelSearchInputs<'_>,
     ) -> Result<DownSeries, SolveError> {
+        let &KernelSearchInputs {
+            ctx, budget_bytes, ..
+        } = inputs;
         let residual_searched = given.is_some();
         let degree = self.generators[0].degree();
         let parts = self.kernel.parts().to_vec();
@@ -573,7 +563,7 @@ impl ActionKernelWords {
             }
             self.kernel =
                 KernelSeriesWords::with_series(degree, parts.clone(), series, budget_bytes / 8);
-            match search(self, work)? {
+            match self.find_kernel(inputs, work)? {
                 KernelSearch::Complete => return Ok(DownSeries::Complete),
                 KernelSearch::NotElementary(x) => outside.push(x),
                 KernelSearch::Declined => return Ok(DownSeries::Declined),
@@ -700,16 +690,19 @@ impl ActionKernelWords {
     /// new elements or the search's `work` passes its bound.
     fn find_kernel(
         &mut self,
-        kernel_order: &BigUint,
-        seeds: Vec<Seed>,
+        inputs: &KernelSearchInputs<'_>,
         work: &mut Work,
-        ctx: &SolveContext,
-        budget_bytes: u64,
-        limit_name: &'static str,
     ) -> Result<KernelSearch, SolveError> {
+        let &KernelSearchInputs {
+            kernel_order,
+            seeds,
+            ctx,
+            budget_bytes,
+            limit_name,
+        } = inputs;
         let degree = self.generators[0].degree();
         // Candidates, the shortest word first (`KernelCandidates`), then random ones.
-        let mut candidates = KernelCandidates::new(seeds);
+        let mut candidates = KernelCandidates::new(seeds.to_vec());
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         let mut idle = 0usize;
         let mut walk = 2usize;
@@ -883,6 +876,17 @@ impl ActionKernelWords {
         }
         (t, w)
     }
+}
+
+/// What every search for the kernel's generators shares ([`ActionKernelWords::find_kernel`],
+/// also down the parts' series): the kernel's order, the seeds of the candidates, the job's
+/// context and the bytes the words may hold (`limit_name` the limit that sets them).
+struct KernelSearchInputs<'a> {
+    kernel_order: &'a BigUint,
+    seeds: &'a [Seed],
+    ctx: &'a SolveContext,
+    budget_bytes: u64,
+    limit_name: &'static str,
 }
 
 /// The search for powers that move one part only: as many words as `effort` allows (every
