@@ -583,6 +583,28 @@ mod tests {
         seen
     }
 
+    /// The first `count` members `random` draws (images on `d` points, and what `keep` looks
+    /// at) that `keep` accepts, as permutations, and the order of the group they generate (by
+    /// closure).
+    fn draw_generators<T>(
+        count: usize,
+        d: usize,
+        random: impl FnMut() -> (Vec<u32>, T),
+        keep: impl Fn(&(Vec<u32>, T)) -> bool,
+    ) -> (Vec<Perm>, usize) {
+        let gens: Vec<Vec<u32>> = std::iter::repeat_with(random)
+            .filter(keep)
+            .take(count)
+            .map(|(x, _)| x)
+            .collect();
+        let order = closure(&gens, d).len();
+        let perms = gens
+            .into_iter()
+            .map(|g| Perm::from_images(g, "test").unwrap())
+            .collect();
+        (perms, order)
+    }
+
     fn sign(images: &[u32]) -> bool {
         let mut seen = vec![false; images.len()];
         let mut even = true;
@@ -737,16 +759,7 @@ mod tests {
                 _ => sign(x) == *blocks_even,
             };
             let count = rng.random_range(2..=3);
-            let gens: Vec<Vec<u32>> = std::iter::repeat_with(|| random(&mut rng))
-                .filter(inside)
-                .take(count)
-                .map(|(x, _)| x)
-                .collect();
-            let order = closure(&gens, d).len();
-            let perms: Vec<Perm> = gens
-                .iter()
-                .map(|g| Perm::from_images(g.clone(), "test").unwrap())
-                .collect();
+            let (perms, order) = draw_generators(count, d, || random(&mut rng), inside);
             let wreath = recognise_block_wreath(
                 d,
                 &perms,
@@ -888,16 +901,8 @@ mod tests {
                 _ => true,
             };
             let count = rng.random_range(2..=4);
-            let gens: Vec<Vec<u32>> = std::iter::repeat_with(|| random(&mut rng))
-                .filter(|(_, values)| inside(values))
-                .take(count)
-                .map(|(x, _)| x)
-                .collect();
-            let order = closure(&gens, d).len();
-            let perms: Vec<Perm> = gens
-                .iter()
-                .map(|g| Perm::from_images(g.clone(), "test").unwrap())
-                .collect();
+            let (perms, order) =
+                draw_generators(count, d, || random(&mut rng), |(_, values)| inside(values));
             let mut designed = Vec::new();
             let mut at = 0u32;
             for &(l, m) in &shape {
