@@ -18,8 +18,7 @@
 //! elements).
 
 use crate::counting::arith::factorize;
-pub(crate) use crate::group::perm::commutator;
-use crate::group::perm::invert;
+use crate::group::perm::{commutator, invert};
 
 /// The largest power `K` offered (a word for `t^K` has `K` times the letters of `t`'s).
 const MAX_POWER: u64 = 1 << 40;

@@ -54,9 +54,9 @@ use super::group_words::WordEffort;
 use super::word::{GeneratorOrders, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
-use crate::group::perm::{cycle_lengths_into, cycle_lengths_of_unseen};
+use crate::group::perm::{commutator, cycle_lengths_into, cycle_lengths_of_unseen};
 use crate::group::small_support_powers::{
-    commutator, commutator_with_conjugate, conjugate, moved, power, small_support_powers,
+    commutator_with_conjugate, conjugate, moved, power, small_support_powers,
 };
 
 /// Random words drawn after the first base element is found, to find a shorter one, per moved
