@@ -97,6 +97,7 @@ const CASES: &[&str] = &[
     "d5wrsym40_random",
     "d5wrsym100_random",
     "agl17wrsym50_random",
+    "d5wralt100_even_reflections",
     "d5wrsym200_random",
     "agl17wrsym140_random",
     "psl27wrsym40_random",
@@ -317,6 +318,7 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
         "d5wrsym40_random" => (200, random_wreath_in(&DIHEDRAL_5, 40, 4, 200)),
         "d5wrsym100_random" => (500, random_wreath_in(&DIHEDRAL_5, 100, 4, 500)),
         "agl17wrsym50_random" => (350, random_wreath_in(&AFFINE_7, 50, 4, 350)),
+        "d5wralt100_even_reflections" => (500, d5_even_reflections(100, 500)),
         "d5wrsym200_random" => (1000, random_wreath_in(&DIHEDRAL_5, 200, 4, 1000)),
         "agl17wrsym140_random" => (980, random_wreath_in(&AFFINE_7, 140, 4, 980)),
         "psl27wrsym40_random" => (280, random_wreath_in(&PSL_2_7, 40, 3, 280)),
@@ -692,6 +694,35 @@ fn random_even_pair(d: usize, seed: u64) -> Vec<Perm> {
         }
     }
     out
+}
+
+/// The even reflections of `D_5 wr Alt(m)` (its elements reflecting an even number of blocks):
+/// two random even permutations of the blocks, a reflection of two blocks, a rotation of one,
+/// relabelled. The seeds of its kernel on the blocks move a few blocks each.
+fn d5_even_reflections(m: usize, seed: u64) -> Vec<Perm> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let relabel = shuffled(5 * m, &mut rng);
+    let on_blocks = |blocks: &[u32], inside: &dyn Fn(usize, usize) -> usize| {
+        let mut images = vec![0u32; 5 * m];
+        for (i, &to) in blocks.iter().enumerate() {
+            for j in 0..5 {
+                images[relabel[5 * i + j] as usize] = relabel[5 * to as usize + inside(i, j)];
+            }
+        }
+        Perm::from_images(images, "random").expect("a permutation")
+    };
+    let fixed: Vec<u32> = (0..m as u32).collect();
+    let mut gens: Vec<Perm> = random_even_pair(m, seed + 1)
+        .iter()
+        .map(|p| on_blocks(p.images(), &|_, j| j))
+        .collect();
+    gens.push(on_blocks(&fixed, &|i, j| {
+        if i < 2 { (5 - j) % 5 } else { j }
+    }));
+    gens.push(on_blocks(&fixed, &|i, j| {
+        if i == 0 { (j + 1) % 5 } else { j }
+    }));
+    gens
 }
 
 /// Uniform random members: a product of one random coset representative per level; for groups

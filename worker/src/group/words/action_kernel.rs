@@ -822,6 +822,7 @@ impl ActionKernelWords {
             self.kernel.parts(),
             self.kernel.positions(),
             &elements,
+            &self.generators,
             ctx,
             max_bytes,
         )
@@ -1137,6 +1138,67 @@ mod tests {
             through_all >= 8,
             "through all orbits' blocks in {through_all} of 20 only"
         );
+    }
+
+    /// The subgroup of `D_5 wr Alt(60)` whose elements reflect an even number of blocks (the
+    /// kernel on the blocks `C_5^60 ⋊ C_2^59`), from two random even permutations of the blocks,
+    /// a reflection of two blocks and a rotation of one, relabelled: the seeds' conjugates
+    /// reflect a few dozen blocks only, so the blocks' tables need the restrictions carried
+    /// from block to block by the generators (from the samples' own restrictions, one more
+    /// element each time the tables were made again, the search declined down the series).
+    /// The group's order is checked against its formula, words of random members multiply out
+    /// to them.
+    #[test]
+    fn a_kernel_whose_seeds_miss_most_blocks_goes_down_their_series() {
+        let mut rng = ChaCha8Rng::seed_from_u64(80);
+        let ctx = SolveContext::detached();
+        let (b, m) = (5usize, 60usize);
+        let d = b * m;
+        let mut relabel: Vec<u32> = (0..d as u32).collect();
+        relabel.shuffle(&mut rng);
+        let on_blocks = |blocks: &[usize], inside: &dyn Fn(usize, usize) -> usize| {
+            let mut images = vec![0u32; d];
+            for (i, &to) in blocks.iter().enumerate() {
+                for j in 0..b {
+                    images[relabel[b * i + j] as usize] = relabel[b * to + inside(i, j)];
+                }
+            }
+            Perm::from_images(images, "test").unwrap()
+        };
+        let fixed: Vec<usize> = (0..m).collect();
+        let mut gens = Vec::new();
+        while gens.len() < 2 {
+            let mut blocks = fixed.clone();
+            blocks.shuffle(&mut rng);
+            let even = Perm::from_images(blocks.iter().map(|&i| i as u32).collect(), "test")
+                .unwrap()
+                .is_even();
+            if even {
+                gens.push(on_blocks(&blocks, &|_, j| j));
+            }
+        }
+        gens.push(on_blocks(&fixed, &|i, j| {
+            if i < 2 { (b - j) % b } else { j }
+        }));
+        gens.push(on_blocks(&fixed, &|i, j| {
+            if i == 0 { (j + 1) % b } else { j }
+        }));
+        let group = PermGroup::new(d, gens.clone(), &ctx, &Limits::default()).unwrap();
+        let alt60 = (1..=60u32).fold(BigUint::one(), |a, k| a * k) / 2u32;
+        let kernel = BigUint::from(5u32).pow(60) * BigUint::from(2u32).pow(59);
+        assert_eq!(group.order(), alt60 * kernel);
+        let words = ActionKernelWords::new(&group, WordEffort(1), &ctx, 1 << 30, "test")
+            .unwrap()
+            .expect("the kernel goes down the series of its blocks' dihedral groups");
+        assert!(matches!(words.action, Action::Blocks { .. }) && words.action.degree() == m);
+        for _ in 0..20 {
+            let (x, _) = words.random_member(&mut rng, 40);
+            let w = words
+                .word_of(&x, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member has a word");
+            assert_eq!(multiply_out(&w, &gens, d), x.images());
+        }
     }
 
     /// For `rounds` random groups, each of 2 or 3 random elements of a product of wreath

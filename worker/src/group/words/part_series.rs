@@ -6,7 +6,9 @@
 //! easily cut into its parts.
 //!
 //! For each part `P` let `N_P` be the group of the restrictions to `P` of some sample elements
-//! of `K` (kept as a table of at most [`MAX_SERIES_GROUP`] elements). Its series
+//! of `K`, and of their restrictions to the other parts of `P`'s orbit under the whole group
+//! carried onto `P` by its elements (`K` is normal, so a conjugate's restriction is in `K`'s
+//! restriction to `P` too), kept as a table of at most [`MAX_SERIES_GROUP`] elements. Its series
 //! `N_P = A_0 > A_1 > ... > A_r` takes `A_{i+1} = A_i' · A_i^p`, `p` the smallest prime
 //! dividing `|A_i : A_i'|`, until `A_r` is perfect (`A_r = 1` when `N_P` is solvable, its
 //! solvable residual otherwise: `Alt(5)` in `Sym(5)`): a verbal subgroup, so characteristic, and the whole group's
@@ -29,8 +31,10 @@
 //! table's limit makes no series (`None`).
 //!
 //! # Complexity
-//! Per part of `b` points whose group has `t` elements: the table `O(t · s · b)` (`s` sample
-//! restrictions), and per level a few closures of `O(t · log t · b)`. A vector: `O(d)`.
+//! The samples' restrictions `O(s · d)` and their carriers `O(k · d)` (`k` movers); per orbit of
+//! parts at most `log₂ t` tables of `O(t · log t · b)` to keep the restrictions that grow it;
+//! per part of `b` points whose group has `t` elements: the table `O(t · log t · b)`, and per
+//! level a few closures of `O(t · log t · b)`. A vector: `O(d)`.
 //!
 //! # Reference
 //! Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §2.3 (verbal
@@ -45,7 +49,7 @@ use crate::group::Perm;
 
 #[cfg(doc)]
 use super::kernel_series::KernelSeriesWords;
-use super::local_table::{Local, LocalTable, restriction};
+use super::local_table::{Local, LocalTable, inverse, restriction, then};
 
 /// Largest group of a part kept as a table for its series (the order of `Sym(7)`: the affine
 /// groups `AGL(1,p)` up to `p = 71`, `Sym(4) wr Sym(2)` on eight points; every part's table is
@@ -89,7 +93,9 @@ pub(super) struct PartSeries {
 
 impl PartSeries {
     /// The series of the groups of `samples`' restrictions to `parts` (`position[x]` is `(part,
-    /// index in it)` for the parts' points), down to each group's solvable residual (see
+    /// index in it)` for the parts' points), carried between the parts by `movers` (the whole
+    /// group's generators; none, or ones that do not permute the parts, carry nothing: see
+    /// [`part_steps`]), down to each group's solvable residual (see
     /// [`has_residual`](Self::has_residual)), or `None` when a part has more than 255 points
     /// or a group beyond [`MAX_SERIES_GROUP`], or when the tables would take more than
     /// `max_bytes`.
@@ -102,23 +108,20 @@ impl PartSeries {
         parts: &[Vec<u32>],
         position: &[Option<(u32, u32)>],
         samples: &[Perm],
+        movers: &[Perm],
         ctx: &SolveContext,
         max_bytes: u64,
     ) -> Result<Option<PartSeries>, SolveError> {
         if parts.iter().any(|p| p.len() > MAX_SERIES_POINTS) {
             return Ok(None);
         }
+        let Some(steps) = part_steps(parts, position, samples, movers, ctx)? else {
+            return Ok(None);
+        };
         let mut groups = Vec::with_capacity(parts.len());
         let mut bytes = 0u64;
-        for part in parts {
+        for (part, restrictions) in parts.iter().zip(steps) {
             ctx.check()?;
-            let Some(restrictions) = samples
-                .iter()
-                .map(|x| restriction(x, part, position))
-                .collect::<Option<Vec<Local>>>()
-            else {
-                return Ok(None);
-            };
             let Some(group) = PartGroup::of(part.len(), restrictions) else {
                 return Ok(None);
             };
@@ -180,6 +183,127 @@ impl PartSeries {
     pub(super) fn bytes(&self) -> u64 {
         self.groups.iter().map(PartGroup::bytes).sum()
     }
+}
+
+/// The generators of each part's table: the restrictions of `samples` to the part, and, when
+/// `movers` (elements of the whole group) permute the parts, those of every part in its orbit,
+/// carried onto it (`K` is normal and the movers carry each part's group onto the others', so
+/// the tables stay within `K`'s restrictions, and a part the samples barely touch gets its
+/// group from the parts they do: in `D_5 wr Alt(60)`'s even reflections the seeds' conjugates
+/// reflected a few dozen blocks of 60). `None` when a sample maps a part's point outside it
+/// or a part's orbit's group passes [`MAX_SERIES_GROUP`].
+///
+/// # Errors
+/// [`SolveError::Cancelled`] (checked part by part).
+///
+/// Complexity: `O(s · d)` restrictions, then per orbit of parts of `b` points at most
+/// `log₂ MAX_SERIES_GROUP` tables of `O(t · log t · b)`.
+fn part_steps(
+    parts: &[Vec<u32>],
+    position: &[Option<(u32, u32)>],
+    samples: &[Perm],
+    movers: &[Perm],
+    ctx: &SolveContext,
+) -> Result<Option<Vec<Vec<Local>>>, SolveError> {
+    let mut steps = Vec::with_capacity(parts.len());
+    for part in parts {
+        ctx.check()?;
+        let Some(restrictions) = samples
+            .iter()
+            .map(|x| restriction(x, part, position))
+            .collect::<Option<Vec<Local>>>()
+        else {
+            return Ok(None);
+        };
+        steps.push(restrictions);
+    }
+    let Some(carriers) = carriers(parts, position, movers) else {
+        return Ok(Some(steps));
+    };
+    // Each orbit's restrictions carried onto its first part, those outside the table of the
+    // earlier ones only: each at least doubles it.
+    let mut at_first: Vec<(Vec<Local>, Option<LocalTable>)> =
+        (0..parts.len()).map(|_| (Vec::new(), None)).collect();
+    for (j, restrictions) in steps.iter().enumerate() {
+        ctx.check()?;
+        let (first, carry) = &carriers[j];
+        let back = inverse(carry);
+        let (gens, table) = &mut at_first[*first];
+        for r in restrictions {
+            let carried = then(&then(carry, r), &back);
+            let known = match table {
+                Some(table) => table.number(&carried).is_some(),
+                None => carried.iter().enumerate().all(|(a, &b)| a == b as usize),
+            };
+            if !known {
+                gens.push(carried);
+                let Some(grown) = LocalTable::generated(carry.len(), gens, MAX_SERIES_GROUP) else {
+                    return Ok(None);
+                };
+                *table = Some(grown);
+            }
+        }
+    }
+    Ok(Some(
+        carriers
+            .iter()
+            .map(|(first, carry)| {
+                let back = inverse(carry);
+                at_first[*first]
+                    .0
+                    .iter()
+                    .map(|r| then(&then(&back, r), carry))
+                    .collect()
+            })
+            .collect(),
+    ))
+}
+
+/// For each part, the first part of its orbit under `movers` and a bijection `carry` from
+/// that part's indices onto its own (`carry[a]`: the index of the image of the first part's
+/// point `a` under a product of movers), found breadth-first; `None` when there are no
+/// movers or they do not permute the parts.
+///
+/// Complexity: `O(k · d)` for `k` movers.
+fn carriers(
+    parts: &[Vec<u32>],
+    position: &[Option<(u32, u32)>],
+    movers: &[Perm],
+) -> Option<Vec<(usize, Local)>> {
+    if movers.is_empty() {
+        return None;
+    }
+    let mut carriers: Vec<Option<(usize, Local)>> = vec![None; parts.len()];
+    for first in 0..parts.len() {
+        if carriers[first].is_some() {
+            continue;
+        }
+        carriers[first] = Some((first, (0..parts[first].len() as u16).collect()));
+        let mut queue = vec![first];
+        while let Some(j) = queue.pop() {
+            for g in movers {
+                let mut to = None;
+                let mut step = Vec::with_capacity(parts[j].len());
+                for &x in &parts[j] {
+                    let (i, index) = position[g.image(x) as usize]?;
+                    if *to.get_or_insert(i) != i {
+                        return None;
+                    }
+                    step.push(index as u16);
+                }
+                let i = to? as usize;
+                if parts[i].len() != parts[j].len() {
+                    return None;
+                }
+                if carriers[i].is_none() {
+                    let carry = then(&carriers[j].as_ref()?.1, &step);
+                    carriers[i] = Some((first, carry));
+                    queue.push(i);
+                }
+            }
+        }
+    }
+    carriers.into_iter().collect()
 }
 
 /// `a` to the power `e`, by `e` products.
@@ -405,6 +529,7 @@ mod tests {
                 &parts,
                 &position,
                 &gens,
+                &[],
                 &SolveContext::detached(),
                 u64::MAX,
             )
@@ -452,6 +577,56 @@ mod tests {
         );
     }
 
+    /// Two parts of five points that a mover swaps, point `i` with `9 - i` (reversed), the
+    /// samples moving the first only: with the mover the second part's table is `D_5` too (its
+    /// reflection has a coordinate in the first layer), without it or with a mover that does
+    /// not keep the parts the second part's group is trivial.
+    #[test]
+    fn restrictions_carried_between_parts() {
+        let d = 10;
+        let parts = vec![vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]];
+        let position =
+            crate::group::words::orbit_product::orbit_positions(d, parts.iter().map(Vec::as_slice));
+        let perm = |text: &str| Perm::parse_cycles(text, d).unwrap();
+        let samples = [perm("(1,2,3,4,5)"), perm("(2,5)(3,4)")];
+        let swap = perm("(1,10)(2,9)(3,8)(4,7)(5,6)");
+        let on_second = [perm("(6,7,8,9,10)"), perm("(6,7)(8,10)")];
+        let series = |movers: &[Perm]| {
+            PartSeries::of(
+                &parts,
+                &position,
+                &samples,
+                movers,
+                &SolveContext::detached(),
+                u64::MAX,
+            )
+            .unwrap()
+            .expect("solvable")
+        };
+        let carried = series(std::slice::from_ref(&swap));
+        assert_eq!(carried.primes().collect::<Vec<u8>>(), vec![2, 5]);
+        assert_eq!(
+            carried.vector(0, &on_second[0], &parts, &position),
+            Some(vec![0, 0])
+        );
+        assert_eq!(
+            carried.vector(0, &on_second[1], &parts, &position),
+            Some(vec![0, 1])
+        );
+        // Alone, the second part's group is trivial: the layer has the first part's coordinate
+        // only; so with a mover that does not keep the parts.
+        let alone = series(&[]);
+        assert_eq!(
+            alone.vector(0, &on_second[1], &parts, &position),
+            Some(vec![0])
+        );
+        let not_kept = series(&[perm("(1,6)")]);
+        assert_eq!(
+            not_kept.vector(0, &on_second[1], &parts, &position),
+            Some(vec![0])
+        );
+    }
+
     /// Two parts with different groups (`Sym(3)` and `D_5`, whose second levels' primes differ)
     /// and a part of one point: the layers `(0, 2)`, `(1, 3)`, `(1, 5)`; a restriction outside
     /// the tables has no vector.
@@ -467,6 +642,7 @@ mod tests {
             &parts,
             &position,
             &samples,
+            &[],
             &SolveContext::detached(),
             u64::MAX,
         )
