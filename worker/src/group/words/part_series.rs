@@ -261,7 +261,7 @@ fn part_steps(
 
 /// For each part, the first part of its orbit under `movers` and a bijection `carry` from
 /// that part's indices onto its own (`carry[a]`: the index of the image of the first part's
-/// point `a` under a product of movers), found breadth-first; `None` when there are no
+/// point `a` under a product of movers), found depth-first; `None` when there are no
 /// movers or they do not permute the parts.
 ///
 /// Complexity: `O(k · d)` for `k` movers.
@@ -279,8 +279,8 @@ fn carriers(
             continue;
         }
         carriers[first] = Some((first, (0..parts[first].len() as u16).collect()));
-        let mut queue = vec![first];
-        while let Some(j) = queue.pop() {
+        let mut stack = vec![first];
+        while let Some(j) = stack.pop() {
             for g in movers {
                 let mut to = None;
                 let mut step = Vec::with_capacity(parts[j].len());
@@ -298,7 +298,7 @@ fn carriers(
                 if carriers[i].is_none() {
                     let carry = then(&carriers[j].as_ref()?.1, &step);
                     carriers[i] = Some((first, carry));
-                    queue.push(i);
+                    stack.push(i);
                 }
             }
         }
