@@ -284,9 +284,7 @@ impl Walker<'_> {
         };
         // [x, x^g], as `commutator_with_conjugate` multiplies.
         let mut x_g = Word::identity();
-        x_g.append_inverse(&g, self.orders);
-        x_g.append(&x, self.orders);
-        x_g.append(&g, self.orders);
+        x_g.append_conjugate(&x, &g, self.orders);
         let mut word = Word::identity();
         word.append_commutator(&x, &x_g, self.orders);
         ThreeCycle {
@@ -364,9 +362,7 @@ pub(super) fn commutator_of_sides(
     }
     let orders = walker.orders;
     let mut y_g = Word::identity();
-    y_g.append_inverse(&g.word, orders);
-    y_g.append(&y.word, orders);
-    y_g.append(&g.word, orders);
+    y_g.append_conjugate(&y.word, &g.word, orders);
     let mut word = Word::identity();
     word.append_commutator(&x.word, &y_g, orders);
     Some(ThreeCycle {

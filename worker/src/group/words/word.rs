@@ -220,6 +220,14 @@ impl Word {
         self.append(a, orders);
     }
 
+    /// Appends the conjugate `x^g = g⁻¹ x g` (as `small_support_powers::conjugate` multiplies),
+    /// in normal form.
+    pub(crate) fn append_conjugate(&mut self, x: &Word, g: &Word, orders: &GeneratorOrders) {
+        self.append_inverse(g, orders);
+        self.append(x, orders);
+        self.append(g, orders);
+    }
+
     /// Appends `other^e` (`e` copies of `other`, or of its inverse for `e < 0`), in normal form.
     pub(crate) fn append_power(&mut self, other: &Word, e: i64, orders: &GeneratorOrders) {
         for _ in 0..e.unsigned_abs() {
