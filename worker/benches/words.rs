@@ -106,6 +106,7 @@ const CASES: &[&str] = &[
     "psl27wrsym40_beside_psl27wrsym30_random",
     "alt5wrsym60_beside_alt5wrsym50_random",
     "sym5wrsym100_beside_sym5wrsym80_random",
+    "agl17wrsym16_beside_sym9wrsym54_random",
     "diagonal_sym50_random",
     "sym45_on_2sets_random",
     "sym20_on_2sets_random",
@@ -349,6 +350,10 @@ fn case(name: &str) -> (usize, Vec<Perm>) {
             (550, random_wreaths_in_beside(&ALT_5, 60, &ALT_5, 50, 550))
         }
         "sym5wrsym100_beside_sym5wrsym80_random" => (900, random_two_wreaths(5, 100, 5, 80, 900)),
+        "agl17wrsym16_beside_sym9wrsym54_random" => (
+            598,
+            random_wreath_in_beside_wreath_of(&AFFINE_7, 16, 9, 54, 598),
+        ),
         "diagonal_sym50_random" => (100, random_diagonal(50, 2, 50)),
         "sym45_on_2sets_random" => (990, on_two_sets(&random_pair(45, 45), 45)),
         "sym20_on_2sets_random" => (190, on_two_sets(&random_pair(20, 20), 20)),
@@ -439,6 +444,26 @@ fn random_two_wreaths(b1: usize, m1: usize, b2: usize, m2: usize, seed: u64) -> 
     beside(&random_wreath_of(b1, m1, 3, seed), b2 * m2, seed, |i, _| {
         second[i].images().to_vec()
     })
+}
+
+/// Three random elements of `T wr Sym(m1)` (`T` given by its generators' images, as for
+/// [`random_wreath_in`]) beside `Sym(b) wr Sym(m2)`, each moving both orbits: the kernel on
+/// both orbits' blocks has `T`'s series on the first orbit's blocks beside `Sym(b)`, beyond a
+/// table for `b` of eight or more, on the second's.
+fn random_wreath_in_beside_wreath_of(
+    inside: &[&[u32]],
+    m1: usize,
+    b: usize,
+    m2: usize,
+    seed: u64,
+) -> Vec<Perm> {
+    let second = random_wreath_of(b, m2, 3, seed + 2);
+    beside(
+        &random_wreath_in(inside, m1, 3, seed),
+        b * m2,
+        seed,
+        |i, _| second[i].images().to_vec(),
+    )
 }
 
 /// Three random elements of `T1 wr Sym(m1)` beside `T2 wr Sym(m2)` (`T1`, `T2` given by

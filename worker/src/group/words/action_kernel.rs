@@ -115,6 +115,14 @@ const MAX_WORK: u64 = 1 << 35;
 /// first route has words already.
 const SECOND_ROUTE_WORK: u64 = 1 << 31;
 
+/// The share of a route's bound ([`Work`]) given to the search down the residual's series when
+/// it goes before the product over the parts (see [`ActionKernelWords::through`]): where the
+/// series has giant parts beside solvable ones it completes within a small part of it
+/// (`AGL(1,7)^16 × Sym(9)^54`: 10 million point images of 34 billion), and where it declines
+/// (`PSL(2,7)`, `D_5`, `AGL(1,7)` and `Sym(10)` on the blocks of four wreath products) the
+/// product after it keeps the time it had.
+const SERIES_FIRST_SHARE: u64 = 16;
+
 /// Parts of the kernel through one orbit (the other orbits) from which the action on all
 /// orbits' blocks is tried too: two parts nest their words already (the words bench's
 /// `sweep_2003_2`, `Sym(10)` beside `D_5 wr Sym(47)` beside `D_5 wr Sym(45)`: 28 million
@@ -464,7 +472,12 @@ impl ActionKernelWords {
             // (`AGL(1,7)^58 × Alt(5)^65`, whose affine parts' `C_3` the product gets only from
             // powers moving one part, each of which also moves `Alt(5)` parts: 0.7 million
             // letters a word, against 30,000 down the series; but `Sym(5)^10` beside `C_3^50`
-            // and `Sym(4)^40` gets 0.3 million in the product, 8 million down the series).
+            // and `Sym(4)^40` gets 0.3 million in the product, 8 million down the series). Where
+            // the residual's series has giant parts beside solvable ones it goes first: the
+            // product would have to isolate the solvable parts' primes, which divide most
+            // giants' elements' orders too (`AGL(1,7)^16 × Sym(9)^54`: the product spent its
+            // whole bound, 20 s, and missed the affine parts' `C_3^16`; the series took 0.03 %
+            // of it), within a share of the bound ([`SERIES_FIRST_SHARE`]), the product after.
             // The series' tables come from samples; an element outside them makes them again
             // with it (the random samples can miss a part's group entirely: in `D_5 wr C_2 wr
             // C_2 wr Sym(20)` a short random word's image word gives it back). The element the
@@ -486,7 +499,7 @@ impl ActionKernelWords {
             // so far (the product's search below finds others): from the seeds' conjugates
             // the words bench's `sweep_2004_1` got words of over 10 million letters, against
             // 1.2 million.
-            let residual = match down {
+            let mut residual = match down {
                 DownSeries::Residual => words
                     .part_series(
                         &outside,
@@ -498,6 +511,18 @@ impl ActionKernelWords {
                     .filter(PartSeries::has_residual),
                 _ => None,
             };
+            if residual
+                .as_ref()
+                .is_some_and(PartSeries::has_giants_beside_solvable_parts)
+            {
+                down = words.down_series(
+                    residual.take(),
+                    &mut outside,
+                    SeriesSamples::Random,
+                    &mut Work::new(max_work / SERIES_FIRST_SHARE),
+                    &inputs,
+                )?;
+            }
             if !matches!(down, DownSeries::Complete) && words.kernel.parts_may_hold_a_product() {
                 words.kernel =
                     KernelSeriesWords::new(degree, parts.clone(), true, budget_bytes / 8);
@@ -1199,6 +1224,70 @@ mod tests {
                 .expect("a member has a word");
             assert_eq!(multiply_out(&w, &gens, d), x.images());
         }
+    }
+
+    /// Three random elements of `AGL(1,7) wr Sym(m1)` beside `Sym(9) wr Sym(m2)`, each moving
+    /// both orbits, relabelled: the kernel on both orbits' blocks is `AGL(1,7)^m1 × Sym(9)^m2`
+    /// (within the group), whose affine blocks' `C_3` the product over the blocks cannot
+    /// isolate (an element whose order on an affine block is divisible by 3 has such orders
+    /// on most `Sym(9)` blocks too, so none of its powers moves that block alone) and whose
+    /// `Sym(9)` blocks are beyond a table: the blocks' series, with signs then `Alt(9)` on
+    /// those (with the giants not taken, the method goes another way). The words of random members multiply
+    /// out to them (checked letter by letter), a random permutation of the points gets none.
+    #[test]
+    fn a_kernel_of_affine_and_giant_blocks_goes_down_their_series() {
+        let mut rng = ChaCha8Rng::seed_from_u64(81);
+        let ctx = SolveContext::detached();
+        let (m1, m2) = (10usize, 12usize);
+        let d = 7 * m1 + 9 * m2;
+        let mut relabel: Vec<u32> = (0..d as u32).collect();
+        relabel.shuffle(&mut rng);
+        let gens: Vec<Perm> = (0..3)
+            .map(|_| {
+                let mut images = vec![0u32; d];
+                let mut blocks: Vec<usize> = (0..m1).collect();
+                blocks.shuffle(&mut rng);
+                for (i, &to) in blocks.iter().enumerate() {
+                    let (a, c) = (rng.random_range(1..7usize), rng.random_range(0..7usize));
+                    for x in 0..7 {
+                        images[relabel[7 * i + x] as usize] = relabel[7 * to + (a * x + c) % 7];
+                    }
+                }
+                let mut blocks: Vec<usize> = (0..m2).collect();
+                blocks.shuffle(&mut rng);
+                for (i, &to) in blocks.iter().enumerate() {
+                    let mut inside: Vec<usize> = (0..9).collect();
+                    inside.shuffle(&mut rng);
+                    for (x, &y) in inside.iter().enumerate() {
+                        images[relabel[7 * m1 + 9 * i + x] as usize] = relabel[7 * m1 + 9 * to + y];
+                    }
+                }
+                Perm::from_images(images, "test").unwrap()
+            })
+            .collect();
+        let group = PermGroup::new(d, gens.clone(), &ctx, &Limits::default()).unwrap();
+        let words = ActionKernelWords::new(&group, WordEffort(1), &ctx, 1 << 30, "test")
+            .unwrap()
+            .expect("the kernel goes down the series of its blocks' groups");
+        assert!(matches!(words.action, Action::Blocks { .. }) && words.action.degree() == m1 + m2);
+        for _ in 0..20 {
+            let (x, _) = words.random_member(&mut rng, 40);
+            let w = words
+                .word_of(&x, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member has a word");
+            assert_eq!(multiply_out(&w, &gens, d), x.images());
+        }
+        let mut images: Vec<u32> = (0..d as u32).collect();
+        images.shuffle(&mut rng);
+        let stranger = Perm::from_images(images, "test").unwrap();
+        assert!(!group.contains(&stranger));
+        assert!(
+            words
+                .word_of(&stranger, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .is_none()
+        );
     }
 
     /// For `rounds` random groups, each of 2 or 3 random elements of a product of wreath

@@ -20,7 +20,8 @@
 //! sizes; the caller compares it with the order it expects.
 //!
 //! **Alternating blocks.** When every part's group is the part's alternating group (of at least
-//! nine points, so beyond a table) and the parts are blocks of the whole group's orbits (the
+//! nine points, so beyond a table), or trivial (below a series that wrote the solvable parts
+//! beside them), and the parts are blocks of the whole group's orbits (the
 //! parts in an orbit cover it), [`PartProductWords::finish`] writes the members with conjugates
 //! of one 3-cycle of the whole group per orbit, in its own generators ([`GiantWords::on_blocks`]),
 //! instead of each part's words in the part's elements, which are themselves long powers
@@ -157,7 +158,7 @@ pub(super) struct PartProductWords {
     /// Every element kept, in order: `(part, index in its table's elements)`.
     found: Vec<(usize, usize)>,
     /// Set by [`PartProductWords::finish`] when every part's group is the part's alternating
-    /// group and the parts are blocks of the whole group's orbits, covering each orbit they
+    /// group (or trivial, the others' not) and the parts are blocks of the whole group's orbits, covering each orbit they
     /// meet: per such orbit one set of 3-cycle conjugates in the whole group's generators
     /// writes every member's restriction to it (in writing order: each orbit's word also moves
     /// the later orbits), instead of each part's words in the part's elements (whose own words
@@ -354,6 +355,15 @@ impl PartProductWords {
             return Ok(None);
         }
         if !self.block_giants.is_empty() {
+            // The parts whose groups are trivial are left to the giants' words as they are.
+            for (part, table) in self.parts.iter().zip(&self.tables) {
+                if table.elements.is_empty()
+                    && !restriction(x, part, &self.position)
+                        .is_some_and(|r| r.iter().enumerate().all(|(i, &y)| i == y as usize))
+                {
+                    return Ok(None);
+                }
+            }
             let z = x.images().to_vec();
             return word_in_writing_order(&self.block_giants, z, budget);
         }
@@ -431,10 +441,11 @@ impl PartProductWords {
     }
 
     /// The parts grouped by the orbit of `group` they lie in, when every part's group is the
-    /// alternating group of the part (of at least [`BLOCK_GIANTS_FROM`] points) and the parts in
-    /// each orbit, two or more (or one, a whole orbit, when the parts lie in several orbits),
-    /// cover it (so they are blocks of it: `group` maps each part onto a part); `None`
-    /// otherwise.
+    /// alternating group of the part (of at least [`BLOCK_GIANTS_FROM`] points) or trivial
+    /// (the solvable parts below a series of the kernel: `AGL(1,7)`'s blocks beside `Sym(9)
+    /// wr Sym(54)`'s), not all trivial, and the parts with alternating groups in each orbit,
+    /// two or more (or one, a whole orbit, when the parts lie in several orbits), cover it (so
+    /// they are blocks of it: `group` maps each part onto a part); `None` otherwise.
     fn alternating_blocks_by_orbit(&self, group: &PermGroup) -> Option<Vec<Vec<Vec<u32>>>> {
         let alternating = |part: &[u32], table: &PartTable| {
             table
@@ -442,16 +453,18 @@ impl PartProductWords {
                 .as_ref()
                 .is_some_and(|large| large.is_alternating(part.len()))
         };
-        if !self
+        let mut kept = self
             .parts
             .iter()
             .zip(&self.tables)
-            .all(|(p, t)| alternating(p, t))
-        {
-            return None;
-        }
+            .filter(|(_, t)| !t.elements.is_empty())
+            .peekable();
+        kept.peek()?;
         let mut by_orbit: Vec<(usize, Vec<Vec<u32>>)> = Vec::new();
-        for part in &self.parts {
+        for (part, table) in kept {
+            if !alternating(part, table) {
+                return None;
+            }
             let orbit = group
                 .orbits_ref()
                 .iter()

@@ -8,7 +8,11 @@
 //! For each part `P` let `N_P` be the group of the restrictions to `P` of some sample elements
 //! of `K`, and of their restrictions to the other parts of `P`'s orbit under the whole group
 //! carried onto `P` by its elements (`K` is normal, so a conjugate's restriction is in `K`'s
-//! restriction to `P` too), kept as a table of at most [`MAX_SERIES_GROUP`] elements. Its series
+//! restriction to `P` too), kept as a table of at most [`MAX_SERIES_GROUP`] elements, or beyond
+//! that when it is the part's whole alternating or symmetric group (`Sym(9)` on the blocks of
+//! `Sym(9) wr Sym(54)`, proven by its order) as a giant, whose series is its sign then its
+//! residual `Alt(b)`: the solvable parts beside it (`AGL(1,7) wr Sym(16)`'s blocks) go down
+//! their layers as ever. Its series
 //! `N_P = A_0 > A_1 > ... > A_r` takes `A_{i+1} = A_i' · A_i^p`, `p` the smallest prime
 //! dividing `|A_i : A_i'|`, until `A_r` is perfect (`A_r = 1` when `N_P` is solvable, its
 //! solvable residual otherwise: `Alt(5)` in `Sym(5)`): a verbal subgroup, so characteristic, and the whole group's
@@ -27,14 +31,18 @@
 //! element whose restriction is not declines the method), so the maps are homomorphisms on `S`'s
 //! terms and the bound holds. When it reaches the proven `|K|`, `S = K` (and the samples' tables
 //! held all of `K`'s restrictions), whatever the samples were (with residuals, the bound also
-//! counts the product of what was found of them part by part). A part's group beyond the
-//! table's limit makes no series (`None`).
+//! counts the product of what was found of them part by part). A giant part's restrictions are
+//! all in its group but for an odd one where the samples gave `Alt(b)`: such an element has
+//! no coordinate there, and is taken with the residual (it is 0 on the layers; the bound counts
+//! what the bottom found of each part, whichever group that is). A part's group beyond the
+//! table's limit that is not a giant makes no series (`None`).
 //!
 //! # Complexity
 //! The samples' restrictions `O(s · d)` and their carriers `O(k · d)` (`k` movers); per orbit of
 //! parts at most `log₂ t` tables of `O(t · log t · b)` to keep the restrictions that grow it;
 //! per part of `b` points whose group has `t` elements: the table `O(t · log t · b)`, and per
-//! level a few closures of `O(t · log t · b)`. A vector: `O(d)`.
+//! level a few closures of `O(t · log t · b)`; a giant's order by Schreier–Sims on its `b`
+//! points, once per growth of its orbit's group. A vector: `O(d)`.
 //!
 //! # Reference
 //! Holt, Eick, O'Brien, *Handbook of Computational Group Theory* (2005), §2.3 (verbal
@@ -49,7 +57,10 @@ use crate::group::Perm;
 
 #[cfg(doc)]
 use super::kernel_series::KernelSeriesWords;
-use super::local_table::{Local, LocalTable, inverse, restriction, then};
+use super::local_table::{Local, LocalTable, as_perm, inverse, restriction, then};
+use crate::group::PermGroup;
+use crate::group::giant_recognition::Giant;
+use crate::limits::Limits;
 
 /// Largest group of a part kept as a table for its series (the order of `Sym(7)`: the affine
 /// groups `AGL(1,p)` up to `p = 71`, `Sym(4) wr Sym(2)` on eight points; every part's table is
@@ -59,6 +70,9 @@ pub(super) const MAX_SERIES_GROUP: usize = 5_040;
 /// Most points of a part (its layers' primes, which divide the order of a group on its points,
 /// are kept as bytes).
 const MAX_SERIES_POINTS: usize = 255;
+
+/// The layer of signs, `(level, prime)`: the one a giant part has (see [`PartGroup::Giant`]).
+const SIGNS: (usize, u32) = (0, 2);
 
 /// One level of a part's series: `A_i / A_{i+1}` over `GF(prime)`.
 #[derive(Debug)]
@@ -73,14 +87,23 @@ struct Level {
     coordinates: Vec<u8>,
 }
 
-/// A part's group as a table, with its series.
+/// A part's group, with its series.
 #[derive(Debug)]
-struct PartGroup {
-    table: LocalTable,
-    levels: Vec<Level>,
-    /// The order of the last term, where the series stops: 1 for a solvable group, else its
-    /// solvable residual (perfect: `Alt(5)` in `Sym(5)`).
-    residual: usize,
+enum PartGroup {
+    /// At most [`MAX_SERIES_GROUP`] elements, as a table.
+    Small {
+        table: LocalTable,
+        levels: Vec<Level>,
+        /// The order of the last term, where the series stops: 1 for a solvable group, else
+        /// its solvable residual (perfect: `Alt(5)` in `Sym(5)`).
+        residual: usize,
+    },
+    /// Beyond a table, the part's whole alternating or symmetric group (`Sym(9)` on the blocks
+    /// of `Sym(9) wr Sym(54)`; of eight points or more, as `Sym(7)` fits a table): its series
+    /// stops at once at `Alt(b)`, perfect, after one level of signs for `Sym(b)` (`odd`),
+    /// none for `Alt(b)`. Neither table nor coordinates: an element's level-0 coordinate is
+    /// the sign of its restriction.
+    Giant { odd: bool },
 }
 
 /// The series of every part (see the module documentation).
@@ -97,8 +120,9 @@ impl PartSeries {
     /// group's generators; none, or ones that do not permute the parts, carry nothing: see
     /// [`part_steps`]), down to each group's solvable residual (see
     /// [`has_residual`](Self::has_residual)), or `None` when a part has more than 255 points
-    /// or a group beyond [`MAX_SERIES_GROUP`], or when the tables would take more than
-    /// `max_bytes`.
+    /// or a group beyond [`MAX_SERIES_GROUP`] that is not its alternating or symmetric group
+    /// (or is, on a part that every mover maps onto itself), or when the tables would take
+    /// more than `max_bytes`.
     ///
     /// # Errors
     /// [`SolveError::Cancelled`] (checked part by part).
@@ -120,9 +144,10 @@ impl PartSeries {
         };
         let mut groups = Vec::with_capacity(parts.len());
         let mut bytes = 0u64;
-        for (part, restrictions) in parts.iter().zip(steps) {
+        for (part, steps) in parts.iter().zip(steps) {
             ctx.check()?;
-            let Some(group) = PartGroup::of(part.len(), restrictions) else {
+            let Some(group) = PartGroup::of(part.len(), steps.restrictions, steps.giant, ctx)?
+            else {
                 return Ok(None);
             };
             bytes = bytes.saturating_add(group.bytes());
@@ -131,10 +156,7 @@ impl PartSeries {
             }
             groups.push(group);
         }
-        let mut layers: Vec<(usize, u32)> = groups
-            .iter()
-            .flat_map(|g| g.levels.iter().enumerate().map(|(i, l)| (i, l.prime)))
-            .collect();
+        let mut layers: Vec<(usize, u32)> = groups.iter().flat_map(PartGroup::layers).collect();
         layers.sort_unstable();
         layers.dedup();
         Ok(Some(PartSeries { groups, layers }))
@@ -145,7 +167,19 @@ impl PartSeries {
     /// the others (`Alt(5)` on the blocks of `Alt(5) wr Sym(65)`, beside `AGL(1,7) wr Sym(58)`
     /// whose blocks' groups go down the layers) is to be written part by part.
     pub(super) fn has_residual(&self) -> bool {
-        self.groups.iter().any(|g| g.residual > 1)
+        self.groups.iter().any(|g| match g {
+            PartGroup::Small { residual, .. } => *residual > 1,
+            PartGroup::Giant { .. } => true,
+        })
+    }
+
+    /// Whether some part's group is a giant beyond a table ([`PartGroup::Giant`]) and some
+    /// other part's is solvable and not trivial (`Sym(9)` and `AGL(1,7)` on the blocks of two
+    /// wreath products).
+    pub(super) fn has_giants_beside_solvable_parts(&self) -> bool {
+        let giant = |g: &PartGroup| matches!(g, PartGroup::Giant { .. });
+        let solvable = |g: &PartGroup| matches!(g, PartGroup::Small { levels, residual: 1, .. } if !levels.is_empty());
+        self.groups.iter().any(giant) && self.groups.iter().any(solvable)
     }
 
     /// The primes of the layers, in order (below 256: they divide the order of a group on at
@@ -166,15 +200,25 @@ impl PartSeries {
         let (level, prime) = self.layers[layer];
         let mut vector = Vec::new();
         for (group, part) in self.groups.iter().zip(parts) {
-            let Some(at) = group.levels.get(level).filter(|l| l.prime == prime) else {
-                continue;
-            };
-            let number = group.table.number(&restriction(x, part, position)?)?;
-            if !at.member[number as usize] {
-                return None;
+            match group {
+                PartGroup::Small { table, levels, .. } => {
+                    let Some(at) = levels.get(level).filter(|l| l.prime == prime) else {
+                        continue;
+                    };
+                    let number = table.number(&restriction(x, part, position)?)?;
+                    if !at.member[number as usize] {
+                        return None;
+                    }
+                    let start = number as usize * at.dimension;
+                    vector.extend_from_slice(&at.coordinates[start..start + at.dimension]);
+                }
+                PartGroup::Giant { odd: true } if (level, prime) == SIGNS => {
+                    vector.push(u8::from(
+                        !as_perm(&restriction(x, part, position)?).is_even(),
+                    ));
+                }
+                PartGroup::Giant { .. } => {}
             }
-            let start = number as usize * at.dimension;
-            vector.extend_from_slice(&at.coordinates[start..start + at.dimension]);
         }
         Some(vector)
     }
@@ -190,21 +234,28 @@ impl PartSeries {
 /// carried onto it (`K` is normal and the movers carry each part's group onto the others', so
 /// the tables stay within `K`'s restrictions, and a part the samples barely touch gets its
 /// group from the parts they do: in `D_5 wr Alt(60)`'s even reflections the seeds' conjugates
-/// reflected a few dozen blocks of 60). `None` when a sample maps a part's point outside it
-/// or a part's orbit's group passes [`MAX_SERIES_GROUP`].
+/// reflected a few dozen blocks of 60); and whether a giant may stand for the part's group
+/// beyond a table. Not on a part that every mover maps onto itself, a whole orbit of the group
+/// (through one orbit, the others are the parts): a giant there is left to the product over
+/// the parts, which writes it with the group's own 3-cycles and is searched first, and its
+/// series would only search again, from the same seeds, what the product did not find (`C_3
+/// wr Sym(62)` beside `Sym(92)`: 1.8 billion point images more, for nothing). `None` when a
+/// sample maps a part's point outside it, or a lone part's group passes a table (the caller's
+/// series then declines on it).
 ///
 /// # Errors
 /// [`SolveError::Cancelled`] (checked part by part).
 ///
 /// Complexity: `O(s · d)` restrictions, then per orbit of parts of `b` points at most
-/// `log₂ MAX_SERIES_GROUP` tables of `O(t · log t · b)`.
+/// `log₂ MAX_SERIES_GROUP` tables of `O(t · log t · b)`, and beyond a table at most `log₂ b!`
+/// Schreier–Sims runs on `b` points (each restriction kept at least doubles the group).
 fn part_steps(
     parts: &[Vec<u32>],
     position: &[Option<(u32, u32)>],
     samples: &[Perm],
     movers: &[Perm],
     ctx: &SolveContext,
-) -> Result<Option<Vec<Vec<Local>>>, SolveError> {
+) -> Result<Option<Vec<PartSteps>>, SolveError> {
     let mut steps = Vec::with_capacity(parts.len());
     for part in parts {
         ctx.check()?;
@@ -218,29 +269,40 @@ fn part_steps(
         steps.push(restrictions);
     }
     let Some(carriers) = carriers(parts, position, movers) else {
-        return Ok(Some(steps));
+        let giant = true;
+        return Ok(Some(
+            steps
+                .into_iter()
+                .map(|restrictions| PartSteps {
+                    restrictions,
+                    giant,
+                })
+                .collect(),
+        ));
     };
-    // Each orbit's restrictions carried onto its first part, those outside the table of the
+    let mut orbit_sizes = vec![0usize; parts.len()];
+    for (first, _) in &carriers {
+        orbit_sizes[*first] += 1;
+    }
+    // Each orbit's restrictions carried onto its first part, those outside the group of the
     // earlier ones only: each at least doubles it.
-    let mut at_first: Vec<(Vec<Local>, Option<LocalTable>)> =
-        (0..parts.len()).map(|_| (Vec::new(), None)).collect();
+    let mut at_first: Vec<(Vec<Local>, CarriedGroup)> = (0..parts.len())
+        .map(|_| (Vec::new(), CarriedGroup::Trivial))
+        .collect();
     for (j, restrictions) in steps.iter().enumerate() {
         ctx.check()?;
         let (first, carry) = &carriers[j];
         let back = inverse(carry);
-        let (gens, table) = &mut at_first[*first];
+        let giant = orbit_sizes[*first] > 1;
+        let (gens, group) = &mut at_first[*first];
         for r in restrictions {
             let carried = then(&then(carry, r), &back);
-            let known = match table {
-                Some(table) => table.number(&carried).is_some(),
-                None => carried.iter().enumerate().all(|(a, &b)| a == b as usize),
-            };
-            if !known {
+            if !group.contains(&carried) {
                 gens.push(carried);
-                let Some(grown) = LocalTable::generated(carry.len(), gens, MAX_SERIES_GROUP) else {
+                let Some(grown) = CarriedGroup::generated(carry.len(), gens, giant, ctx)? else {
                     return Ok(None);
                 };
-                *table = Some(grown);
+                *group = grown;
             }
         }
     }
@@ -249,14 +311,66 @@ fn part_steps(
             .iter()
             .map(|(first, carry)| {
                 let back = inverse(carry);
-                at_first[*first]
+                let restrictions = at_first[*first]
                     .0
                     .iter()
                     .map(|r| then(&then(&back, r), carry))
-                    .collect()
+                    .collect();
+                PartSteps {
+                    restrictions,
+                    giant: orbit_sizes[*first] > 1,
+                }
             })
             .collect(),
     ))
+}
+
+/// The generators of a part's group for its series ([`part_steps`]).
+struct PartSteps {
+    restrictions: Vec<Local>,
+    /// Whether a giant may stand for the group beyond a table ([`PartGroup::Giant`]).
+    giant: bool,
+}
+
+/// The group of the restrictions carried onto the first part of an orbit of parts so far, to
+/// keep only those that grow it (see [`part_steps`]).
+enum CarriedGroup {
+    Trivial,
+    Table(LocalTable),
+    /// Beyond a table: a permutation group on the part's points.
+    Large(Box<PermGroup>),
+}
+
+impl CarriedGroup {
+    /// The group of `gens`, permutations of `b` points; beyond a table only when `large`
+    /// allows (else `None`).
+    ///
+    /// # Errors
+    /// [`SolveError::Cancelled`].
+    fn generated(
+        b: usize,
+        gens: &[Local],
+        large: bool,
+        ctx: &SolveContext,
+    ) -> Result<Option<CarriedGroup>, SolveError> {
+        if let Some(table) = LocalTable::generated(b, gens, MAX_SERIES_GROUP) {
+            return Ok(Some(CarriedGroup::Table(table)));
+        }
+        if !large {
+            return Ok(None);
+        }
+        let generators = gens.iter().map(|g| as_perm(g)).collect();
+        let group = PermGroup::new(b, generators, ctx, &Limits::default())?;
+        Ok(Some(CarriedGroup::Large(Box::new(group))))
+    }
+
+    fn contains(&self, x: &[u16]) -> bool {
+        match self {
+            CarriedGroup::Trivial => x.iter().enumerate().all(|(a, &b)| a == b as usize),
+            CarriedGroup::Table(table) => table.number(x).is_some(),
+            CarriedGroup::Large(group) => group.contains(&as_perm(x)),
+        }
+    }
 }
 
 /// For each part, the first part of its orbit under `movers` and a bijection `carry` from
@@ -361,20 +475,62 @@ impl Subgroup {
 impl PartGroup {
     /// Bytes held: the table (each element with its map slot) and the levels.
     fn bytes(&self) -> u64 {
-        let levels: u64 = self
-            .levels
-            .iter()
-            .map(|l| (l.coordinates.len() + l.member.len()) as u64 + 64)
-            .sum();
-        self.table.bytes() + levels
+        match self {
+            PartGroup::Small { table, levels, .. } => {
+                let levels: u64 = levels
+                    .iter()
+                    .map(|l| (l.coordinates.len() + l.member.len()) as u64 + 64)
+                    .sum();
+                table.bytes() + levels
+            }
+            PartGroup::Giant { .. } => 64,
+        }
     }
 
-    /// The table of the group generated by `restrictions` (on `b` points) and its series down to
-    /// its solvable residual, `None` beyond the table's limit.
-    fn of(b: usize, restrictions: Vec<Local>) -> Option<PartGroup> {
-        let table = LocalTable::generated(b, &restrictions, MAX_SERIES_GROUP)?;
+    /// The layers `(level, prime)` the group has a level in.
+    fn layers(&self) -> Vec<(usize, u32)> {
+        match self {
+            PartGroup::Small { levels, .. } => levels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i, l.prime))
+                .collect(),
+            PartGroup::Giant { odd } => odd.then_some(SIGNS).into_iter().collect(),
+        }
+    }
+
+    /// The group generated by `restrictions` (on `b` points) with its series down to its
+    /// solvable residual: as a table, or beyond the table's limit a giant, proven by its order
+    /// (Schreier–Sims on the part's points), when `giant` allows; `None` for any other group
+    /// beyond the limit.
+    ///
+    /// # Errors
+    /// [`SolveError::Cancelled`].
+    fn of(
+        b: usize,
+        restrictions: Vec<Local>,
+        giant: bool,
+        ctx: &SolveContext,
+    ) -> Result<Option<PartGroup>, SolveError> {
+        if let Some(table) = LocalTable::generated(b, &restrictions, MAX_SERIES_GROUP) {
+            return Ok(PartGroup::small(table, &restrictions));
+        }
+        if !giant {
+            return Ok(None);
+        }
+        let generators = restrictions.iter().map(|r| as_perm(r)).collect();
+        let group = PermGroup::new(b, generators, ctx, &Limits::default())?;
+        Ok(
+            Giant::of_order(&group.order(), b).map(|giant| PartGroup::Giant {
+                odd: giant == Giant::Symmetric,
+            }),
+        )
+    }
+
+    /// The series of the group of `table`, generated by `restrictions`.
+    fn small(table: LocalTable, restrictions: &[Local]) -> Option<PartGroup> {
         let mut a = Subgroup::trivial(&table);
-        for r in &restrictions {
+        for r in restrictions {
             a.add(&table, table.number(r)?);
         }
         let mut levels = Vec::new();
@@ -450,7 +606,7 @@ impl PartGroup {
             a = next;
         }
         let residual = a.order();
-        Some(PartGroup {
+        Some(PartGroup::Small {
             table,
             levels,
             residual,
@@ -624,6 +780,85 @@ mod tests {
         assert_eq!(
             not_kept.vector(0, &on_second[1], &parts, &position),
             Some(vec![0])
+        );
+    }
+
+    /// A part of nine points whose group is `Sym(9)` (beyond a table) beside a part of seven
+    /// whose group is `AGL(1,7)`: the layers `(0, 2)` (the giant's sign, then the affine
+    /// part's coordinate), `(1, 3)`, `(2, 7)`, each a homomorphism on random elements of the
+    /// product that are 0 on the earlier ones (the oracle: the sign by the cycle count, the
+    /// affine maps' multipliers' classes mod squares and cubes), with a residual (`Alt(9)`);
+    /// with `Alt(9)` there, no level on that part; with `Sym(7) × Sym(2)` on the nine points, a
+    /// group beyond a table that is not a giant, no series.
+    #[test]
+    fn a_giant_part_beyond_a_table() {
+        let d = 16;
+        let parts = vec![(0..9).collect::<Vec<u32>>(), (9..16).collect()];
+        let position =
+            crate::group::words::orbit_product::orbit_positions(d, parts.iter().map(Vec::as_slice));
+        let perm = |text: &str| Perm::parse_cycles(text, d).unwrap();
+        // `x ↦ 3x` and `x ↦ x + 1` on the affine part's points 10..16 (`x = 0..6`).
+        let affine = [perm("(11,13,12,16,14,15)"), perm("(10,11,12,13,14,15,16)")];
+        let giant = [perm("(1,2,3,4,5,6,7,8,9)"), perm("(1,2)")];
+        let samples: Vec<Perm> = vec![giant[0].compose(&affine[0]), giant[1].compose(&affine[1])];
+        let ctx = SolveContext::detached();
+        let series = PartSeries::of(&parts, &position, &samples, &[], &ctx, u64::MAX)
+            .unwrap()
+            .expect("a giant and a small group");
+        assert!(series.has_residual());
+        assert_eq!(series.primes().collect::<Vec<u8>>(), vec![2, 3, 7]);
+        // The oracle: `x ↦ a x + c` on the affine part read off the images of 0 and 1; its
+        // multiplier `a = 3^k` (3 generates the units mod 7); the level-0 coordinate is `k mod
+        // 2`, the level-1 one `k mod 3` up to a unit, so only zeros are compared there.
+        let multiplier_exponent = |x: &Perm| {
+            let (zero, one) = (x.image(9) - 9, x.image(10) - 9);
+            let a = (one + 7 - zero) % 7;
+            (0..6u32).find(|&k| 3u32.pow(k) % 7 == a).unwrap()
+        };
+        let sign = |x: &Perm| {
+            let on_giant: Vec<u32> = (0..9).map(|i| x.image(i)).collect();
+            u8::from(!Perm::from_images(on_giant, "test").unwrap().is_even())
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(17);
+        let random = |rng: &mut ChaCha8Rng| {
+            let mut x = Perm::identity(d);
+            for _ in 0..30 {
+                x = x.compose(&[&giant[..], &affine[..]].concat()[rng.random_range(0..4)]);
+            }
+            x
+        };
+        for _ in 0..100 {
+            let (x, y) = (random(&mut rng), random(&mut rng));
+            for z in [&x, &y, &x.compose(&y)] {
+                let v = series.vector(0, z, &parts, &position).unwrap();
+                assert_eq!(v, vec![sign(z), (multiplier_exponent(z) % 2) as u8]);
+            }
+            // On the elements even on both parts, layer 1 is a homomorphism with kernel the
+            // multipliers `3^k`, `k` divisible by 6.
+            let (x2, y2) = (x.pow(2), y.pow(2));
+            let layer1 = |z: &Perm| series.vector(1, z, &parts, &position).unwrap();
+            let sum: Vec<u8> = layer1(&x2)
+                .iter()
+                .zip(layer1(&y2))
+                .map(|(a, b)| (a + b) % 3)
+                .collect();
+            assert_eq!(layer1(&x2.compose(&y2)), sum);
+            assert_eq!(
+                layer1(&x2).iter().all(|&v| v == 0),
+                multiplier_exponent(&x2) % 6 == 0
+            );
+        }
+        let alternating = [perm("(1,2,3)"), perm("(1,2,3,4,5,6,7,8,9)")];
+        let series = PartSeries::of(&parts, &position, &alternating, &[], &ctx, u64::MAX)
+            .unwrap()
+            .expect("a giant");
+        assert!(series.has_residual());
+        assert_eq!(series.primes().count(), 0);
+        let not_giant = [perm("(1,2,3,4,5,6,7)"), perm("(1,2)"), perm("(8,9)")];
+        assert!(
+            PartSeries::of(&parts, &position, &not_giant, &[], &ctx, u64::MAX)
+                .unwrap()
+                .is_none()
         );
     }
 
