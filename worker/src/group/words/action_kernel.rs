@@ -1045,6 +1045,24 @@ mod tests {
         images
     }
 
+    /// 20 random members (products of 40 random generators and inverses) get words that
+    /// multiply out to them.
+    fn assert_words_of_random_members(
+        words: &ActionKernelWords,
+        gens: &[Perm],
+        rng: &mut ChaCha8Rng,
+    ) {
+        let d = gens[0].degree();
+        for _ in 0..20 {
+            let (x, _) = words.random_member(rng, 40);
+            let w = words
+                .word_of(&x, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member has a word");
+            assert_eq!(multiply_out(&w, gens, d), x.images());
+        }
+    }
+
     /// Every element of `all` (the group's elements) gets a word that multiplies out to it, and
     /// 20 random permutations get one exactly when they are in `all`.
     fn assert_words_of_all(
@@ -1216,14 +1234,7 @@ mod tests {
             .unwrap()
             .expect("the kernel goes down the series of its blocks' dihedral groups");
         assert!(matches!(words.action, Action::Blocks { .. }) && words.action.degree() == m);
-        for _ in 0..20 {
-            let (x, _) = words.random_member(&mut rng, 40);
-            let w = words
-                .word_of(&x, LetterBudget::letters(u64::MAX))
-                .unwrap()
-                .expect("a member has a word");
-            assert_eq!(multiply_out(&w, &gens, d), x.images());
-        }
+        assert_words_of_random_members(&words, &gens, &mut rng);
     }
 
     /// Three random elements of `AGL(1,7) wr Sym(m1)` beside `Sym(9) wr Sym(m2)`, each moving
@@ -1270,14 +1281,7 @@ mod tests {
             .unwrap()
             .expect("the kernel goes down the series of its blocks' groups");
         assert!(matches!(words.action, Action::Blocks { .. }) && words.action.degree() == m1 + m2);
-        for _ in 0..20 {
-            let (x, _) = words.random_member(&mut rng, 40);
-            let w = words
-                .word_of(&x, LetterBudget::letters(u64::MAX))
-                .unwrap()
-                .expect("a member has a word");
-            assert_eq!(multiply_out(&w, &gens, d), x.images());
-        }
+        assert_words_of_random_members(&words, &gens, &mut rng);
         let mut images: Vec<u32> = (0..d as u32).collect();
         images.shuffle(&mut rng);
         let stranger = Perm::from_images(images, "test").unwrap();
