@@ -1243,8 +1243,9 @@ mod tests {
     /// isolate (an element whose order on an affine block is divisible by 3 has such orders
     /// on most `Sym(9)` blocks too, so none of its powers moves that block alone) and whose
     /// `Sym(9)` blocks are beyond a table: the blocks' series, with signs then `Alt(9)` on
-    /// those (with the giants not taken, the method goes another way). The words of random members multiply
-    /// out to them (checked letter by letter), a random permutation of the points gets none.
+    /// those (with the giants not taken, the method goes another way). The words of random
+    /// members multiply out to them (checked letter by letter), a random permutation of the
+    /// points gets none.
     #[test]
     fn a_kernel_of_affine_and_giant_blocks_goes_down_their_series() {
         let mut rng = ChaCha8Rng::seed_from_u64(81);

@@ -21,8 +21,8 @@
 //!
 //! **Alternating blocks.** When every part's group is the part's alternating group (of at least
 //! nine points, so beyond a table), or trivial (below a series that wrote the solvable parts
-//! beside them), and the parts are blocks of the whole group's orbits (the
-//! parts in an orbit cover it), [`PartProductWords::finish`] writes the members with conjugates
+//! beside them), and the parts are blocks of the whole group's orbits (the parts in an orbit
+//! cover it), [`PartProductWords::finish`] writes the members with conjugates
 //! of one 3-cycle of the whole group per orbit, in its own generators ([`GiantWords::on_blocks`]),
 //! instead of each part's words in the part's elements, which are themselves long powers
 //! (`Sym(100) wr Sym(2)`: about 190,000 letters instead of more than 10^7; `Sym(50) wr Sym(10)`
@@ -158,11 +158,11 @@ pub(super) struct PartProductWords {
     /// Every element kept, in order: `(part, index in its table's elements)`.
     found: Vec<(usize, usize)>,
     /// Set by [`PartProductWords::finish`] when every part's group is the part's alternating
-    /// group (or trivial, the others' not) and the parts are blocks of the whole group's orbits, covering each orbit they
-    /// meet: per such orbit one set of 3-cycle conjugates in the whole group's generators
-    /// writes every member's restriction to it (in writing order: each orbit's word also moves
-    /// the later orbits), instead of each part's words in the part's elements (whose own words
-    /// are long powers). Empty for most products.
+    /// group (or trivial, the others' not) and the parts are blocks of the whole group's
+    /// orbits, covering each orbit they meet: per such orbit one set of 3-cycle conjugates in
+    /// the whole group's generators writes every member's restriction to it (in writing order:
+    /// each orbit's word also moves the later orbits), instead of each part's words in the
+    /// part's elements (whose own words are long powers). Empty for most products.
     block_giants: Vec<GiantWords>,
 }
 

@@ -178,7 +178,14 @@ impl PartSeries {
     /// wreath products).
     pub(super) fn has_giants_beside_solvable_parts(&self) -> bool {
         let giant = |g: &PartGroup| matches!(g, PartGroup::Giant { .. });
-        let solvable = |g: &PartGroup| matches!(g, PartGroup::Small { levels, residual: 1, .. } if !levels.is_empty());
+        let solvable = |g: &PartGroup| match g {
+            PartGroup::Small {
+                levels,
+                residual: 1,
+                ..
+            } => !levels.is_empty(),
+            _ => false,
+        };
         self.groups.iter().any(giant) && self.groups.iter().any(solvable)
     }
 
