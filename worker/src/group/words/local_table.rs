@@ -47,6 +47,11 @@ pub(super) fn inverse(a: &[u16]) -> Local {
     out.into_boxed_slice()
 }
 
+/// Whether `a` maps every index of the part to itself.
+pub(super) fn is_identity(a: &[u16]) -> bool {
+    a.iter().enumerate().all(|(i, &y)| i == usize::from(y))
+}
+
 /// `a` as a permutation of the part's indices.
 pub(super) fn as_perm(a: &[u16]) -> Perm {
     Perm::from_images_unchecked(a.iter().map(|&y| u32::from(y)).collect())

@@ -47,7 +47,7 @@ use num_bigint::BigUint;
 use super::giant::GiantWords;
 use super::giant_product::{in_writing_order, word_in_writing_order};
 use super::group_words::{GroupWords, WordEffort};
-use super::local_table::{Local, LocalTable, as_perm, inverse, restriction};
+use super::local_table::{Local, LocalTable, as_perm, inverse, is_identity, restriction};
 use super::orbit_product::preserves_orbits;
 use super::word::{GeneratorOrders, LetterBudget, Word};
 use crate::context::SolveContext;
@@ -358,8 +358,7 @@ impl PartProductWords {
             // The parts whose groups are trivial are left to the giants' words as they are.
             for (part, table) in self.parts.iter().zip(&self.tables) {
                 if table.elements.is_empty()
-                    && !restriction(x, part, &self.position)
-                        .is_some_and(|r| r.iter().enumerate().all(|(i, &y)| i == y as usize))
+                    && !restriction(x, part, &self.position).is_some_and(|r| is_identity(&r))
                 {
                     return Ok(None);
                 }
@@ -403,7 +402,7 @@ impl PartProductWords {
                 .and_then(|t| Some(t.path(t.number(&at)?)))
             {
                 Some(path) => path,
-                None if at.iter().enumerate().all(|(i, &y)| i == usize::from(y)) => continue,
+                None if is_identity(&at) => continue,
                 None => return Ok(None),
             };
             for step in path {
