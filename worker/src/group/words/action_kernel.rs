@@ -766,7 +766,9 @@ impl ActionKernelWords {
             let candidate = x.clone();
             // Waiting elements are bounded by an eighth of the budget (the longest dropped).
             let written = self.kernel.written();
-            let inserted = self.kernel.insert_or_reduce(x, w, &self.orders);
+            let inserted = self
+                .kernel
+                .insert_or_reduce(x, w, &self.orders, kernel_order);
             // The words it wrote: millions of letters where the layers' elements have long
             // words, even when the element proves redundant.
             work.add(self.kernel.written() - written);
@@ -1018,6 +1020,7 @@ mod tests {
 
     use rand::seq::SliceRandom;
 
+    use super::super::actions::Candidate;
     use super::super::kernel_series::tests::closure_of;
     use super::*;
 
@@ -1293,6 +1296,93 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// 18 groups, each of three random elements of `D_5 wr Sym(3)` beside `D_5 wr Sym(3)`
+    /// beside `Sym(6)`, each element moving every orbit and reflecting as many blocks of the
+    /// first orbit as of the second, modulo 2. Through the action on `Sym(6)`'s orbit the
+    /// kernel's parts are the other orbits, and the character "blocks reflected, modulo 2"
+    /// ties the two wreath orbits: where the kernel has an element odd there, it is odd on both orbits, and no
+    /// power of it moves one orbit alone (a reflection's order is 2 on each), so the product of
+    /// the kernel's intersections with the orbits has index 2 in the kernel (with the cosets
+    /// not taken, 5 of the 18 decline). The words of random members multiply out to them, a
+    /// random permutation gets none.
+    #[test]
+    fn a_kernel_whose_parts_a_character_ties_takes_a_coset_of_their_product() {
+        for seed in 82..100u64 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let ctx = SolveContext::detached();
+            let (m, k) = (3usize, 6usize);
+            let d = 2 * 5 * m + k;
+            let gens: Vec<Perm> = (0..3)
+                .map(|_| {
+                    let mut images = vec![0u32; d];
+                    let mut reflected = [0usize; 2];
+                    for (orbit, reflected) in reflected.iter_mut().enumerate() {
+                        let offset = 5 * m * orbit;
+                        let mut blocks: Vec<usize> = (0..m).collect();
+                        blocks.shuffle(&mut rng);
+                        for (i, &to) in blocks.iter().enumerate() {
+                            // `x ↦ a·x + c` on the block's five points: a reflection when `a = 4`.
+                            let a = if rng.random_bool(0.5) { 1 } else { 4 };
+                            let c = rng.random_range(0..5usize);
+                            *reflected += usize::from(a == 4);
+                            for x in 0..5 {
+                                images[offset + 5 * i + x] =
+                                    (offset + 5 * to + (a * x + c) % 5) as u32;
+                            }
+                        }
+                    }
+                    if reflected[0] % 2 != reflected[1] % 2 {
+                        // Reflect the second orbit's first block's image too: `y ↦ -y` after it.
+                        let offset = 5 * m;
+                        let y = images[offset] as usize - offset;
+                        let block = y / 5;
+                        for x in 0..5 {
+                            let image = images[offset + x] as usize - offset - 5 * block;
+                            images[offset + x] = (offset + 5 * block + (5 - image) % 5) as u32;
+                        }
+                    }
+                    let mut giant: Vec<usize> = (0..k).collect();
+                    giant.shuffle(&mut rng);
+                    for (x, &y) in giant.iter().enumerate() {
+                        images[10 * m + x] = (10 * m + y) as u32;
+                    }
+                    Perm::from_images(images, "test").unwrap()
+                })
+                .collect();
+            let group = PermGroup::new(d, gens.clone(), &ctx, &Limits::default()).unwrap();
+            let limits = Limits::default();
+            let through_giant = choose_actions(&group, &gens, &ctx, &limits)
+            .unwrap()
+            .into_iter()
+            .find(|c| matches!(c, Candidate::Orbit(Action::Orbit { points, .. }, _) if points.len() == k))
+            .expect("an action on the orbit of Sym(6)")
+            .build(&gens, &ctx, &limits)
+            .unwrap();
+            let words = ActionKernelWords::through(
+                &group,
+                through_giant,
+                WordEffort(1),
+                &ctx,
+                1 << 26,
+                "test",
+                MAX_WORK,
+            )
+            .unwrap()
+            .expect("the kernel is the product of the orbits' parts and its cosets");
+            assert_words_of_random_members(&words, &gens, &mut rng);
+            let mut images: Vec<u32> = (0..d as u32).collect();
+            images.shuffle(&mut rng);
+            let stranger = Perm::from_images(images, "test").unwrap();
+            assert!(!group.contains(&stranger));
+            assert!(
+                words
+                    .word_of(&stranger, LetterBudget::letters(u64::MAX))
+                    .unwrap()
+                    .is_none()
+            );
+        }
     }
 
     /// For `rounds` random groups, each of 2 or 3 random elements of a product of wreath

@@ -38,6 +38,11 @@
 //! at least `2^s · 3^t · p^r` (its image under `σ` has `2^s` elements at least, `ρ(S ∩ K_1)`
 //! at least `3^t`, and `S ∩ K_2` holds the `p^r` found); the caller stops when that reaches the proven order of
 //! `K`, so then `S = K`, each layer's span is all of its image, and every member sifts down.
+//! Part by part, `K_2` may be more than the product `N` of its intersections with the parts (a
+//! character of the parts' groups that ties two of them: no element outside `N` has a power
+//! on one part that is not in `N`); elements of `K_2` in `c` distinct right cosets of `N`
+//! besides `N` itself show `|S ∩ K_2| ≥ (c + 1) · |N|`, and a member's residue in `K_2` is
+//! written as its product with the inverse of its coset's element, then that element.
 //!
 //! # Complexity
 //! Inserting: `O(d)` for a layer's vector, `O(r · (parts + r))` to solve it (`r` the layer's
@@ -68,6 +73,12 @@ use crate::group::{Perm, PermGroup};
 /// the set-up where they came up (11 s of 11.2 for `Sym(30) wr Sym(4)` beside `Sym(20) wr
 /// Sym(5)`, whose parts are written by their 3-cycles anyway); other elements bring the parts.
 const MAX_ISOLATING_POWER_LETTERS: u64 = 1 << 20;
+
+/// Most right cosets of the product over the parts that the bottom holds beside it (see
+/// `KernelSeriesWords::cosets`): the index of the product in `K_2` where a character ties
+/// parts (two sign-like characters of four wreath products gave 4), and each member's word
+/// tries its residue against each coset, `O(d)` and a sift per large part a try.
+const MAX_BOTTOM_COSETS: usize = 16;
 
 /// A homomorphism from a term of the series onto `GF(p)^parts` (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,6 +255,18 @@ pub(super) struct KernelSeriesWords {
     /// The parts' own series, when its layers are used.
     series: Option<PartSeries>,
     bottom: Bottom,
+    /// Elements of `K_2` in distinct right cosets `N t` of the product over the parts `N`
+    /// (none in `N` itself), when the bottom is taken part by part: where `K_2` is not the
+    /// direct product of its intersections with the parts, because a character of the parts'
+    /// groups ties two parts (the sum over the blocks of the reflections' signs of `D_5 wr
+    /// Sym(49)` on one orbit with that of the blocks' signs of `Sym(10) wr Sym(34)` on
+    /// another, in the kernel of the action on a third), no element's power is supported on
+    /// one part outside `N`, and `N` stops short of `K_2` by a small index. These cosets cover
+    /// the rest: `K_2 ∩ S` holds `N t` for each, so the order bound counts `|N|` times one
+    /// more than their number. Taken only once the bound is within [`MAX_BOTTOM_COSETS`] of
+    /// the kernel's order (earlier, most would fall into `N` as it grows), and pruned when `N`
+    /// grows.
+    cosets: Vec<(Perm, Word)>,
     /// Every element kept, in order.
     kept: Vec<Kept>,
     /// The longest word an isolating power may have: a power of a long word can have billions
@@ -294,6 +317,7 @@ impl KernelSeriesWords {
             layers,
             series: None,
             bottom,
+            cosets: Vec::new(),
             kept: Vec::new(),
             max_power_letters: (max_power_bytes / LETTER_BYTES).min(MAX_ISOLATING_POWER_LETTERS),
             written: 0,
@@ -347,18 +371,16 @@ impl KernelSeriesWords {
     }
 
     /// A lower bound on the order of the group the elements found generate, `2^s · 3^t · p^r`
-    /// (see the module documentation).
+    /// (see the module documentation), with `|N|` times the cosets' count for a bottom taken
+    /// part by part (see [`cosets`](Self::cosets)).
     pub(super) fn order_at_least(&self) -> BigUint {
-        let mut order = BigUint::from(1u32);
-        for layer in &self.layers {
-            order *= BigUint::from(layer.space.prime()).pow(layer.space.rank() as u32);
-        }
+        let order = layers_order(&self.layers);
         match &self.bottom {
             Bottom::Abelian(bottom) => match bottom.prime() {
                 Some(p) => order * BigUint::from(p).pow(bottom.rank() as u32),
                 None => order,
             },
-            Bottom::Parts(bottom) => order * bottom.order(),
+            Bottom::Parts(bottom) => order * bottom.order() * (self.cosets.len() + 1),
         }
     }
 
@@ -412,12 +434,18 @@ impl KernelSeriesWords {
     /// Adds `x`, an element of the group (with its `word`), if it is new, reducing it at once
     /// (the words' search lets reduced elements wait their turn instead).
     #[cfg(test)]
-    fn insert(&mut self, x: &Perm, word: Word, orders: &GeneratorOrders) -> Inserted {
+    fn insert(
+        &mut self,
+        x: &Perm,
+        word: Word,
+        orders: &GeneratorOrders,
+        kernel_order: &BigUint,
+    ) -> Inserted {
         let mut next = (x.clone(), word);
         // Each reduction moves the element at least one layer down, or (at a bottom taken part
         // by part) to a power supported on one part: at most three rounds.
         for _ in 0..4 {
-            match self.insert_or_reduce(next.0, next.1, orders) {
+            match self.insert_or_reduce(next.0, next.1, orders, kernel_order) {
                 Ok(inserted) => return inserted,
                 Err(reduced) => next = reduced,
             }
@@ -432,12 +460,15 @@ impl KernelSeriesWords {
     /// prime: its quotient has exponent `p`) when its `p` times the letters are fewer and it is
     /// not the identity. The power is the shorter where the layer holds many long elements (a
     /// commutator of powers past a full layer of signs: its square, against its product with a
-    /// dozen others).
+    /// dozen others). At a bottom taken part by part, an element supported on several parts
+    /// in a new coset of the product is kept as one of its [`cosets`](Self::cosets) once the
+    /// bound is within [`MAX_BOTTOM_COSETS`] of `kernel_order`, the proven order of `K`.
     pub(super) fn insert_or_reduce(
         &mut self,
         mut x: Perm,
         mut word: Word,
         orders: &GeneratorOrders,
+        kernel_order: &BigUint,
     ) -> Result<Inserted, (Perm, Word)> {
         if x.degree() != self.degree || !preserves_orbits(&x, &self.position) {
             return Ok(Inserted::NotElementary);
@@ -485,21 +516,36 @@ impl KernelSeriesWords {
         let (inserted, found_len) = match &mut self.bottom {
             Bottom::Abelian(bottom) => (bottom.insert(&x, word), bottom.found_len()),
             Bottom::Parts(bottom) => match bottom.insert(&x, word.clone()) {
-                PartInserted::New => (Inserted::New, bottom.found_len()),
+                PartInserted::New => {
+                    prune_cosets(bottom, &mut self.cosets);
+                    (Inserted::New, bottom.found_len())
+                }
                 PartInserted::Redundant => (Inserted::Redundant, 0),
                 PartInserted::TooLarge => (Inserted::NotElementary, 0),
-                // Supported on several parts: a power supported on one, waiting its turn by
-                // its length; none, and the element is of no use.
+                // Supported on several parts: kept as a coset when it is a new one and the
+                // product is near enough `K_2`; and a power supported on one part, waiting its
+                // turn by its length; neither, and the element is of no use.
                 PartInserted::NotSupported => {
+                    let near = layers_order(&self.layers) * bottom.order() * MAX_BOTTOM_COSETS
+                        >= *kernel_order;
+                    let coset = near
+                        && self.cosets.len() + 1 < MAX_BOTTOM_COSETS
+                        && coset_of(bottom, &self.cosets, &x).is_none();
+                    let without_power = if coset {
+                        self.cosets.push((x.clone(), word.clone()));
+                        Inserted::New
+                    } else {
+                        Inserted::Redundant
+                    };
                     let Some(e) = isolating_power(&x, &self.parts, &self.position) else {
-                        return Ok(Inserted::Redundant);
+                        return Ok(without_power);
                     };
                     if u128::from(e) * u128::from(word.len()) > u128::from(self.max_power_letters) {
-                        return Ok(Inserted::Redundant); // its word would not fit
+                        return Ok(without_power); // its word would not fit
                     }
                     let y = x.pow(e as i64);
                     if y.is_identity() {
-                        return Ok(Inserted::Redundant);
+                        return Ok(without_power);
                     }
                     let mut power = Word::identity();
                     power.append_power(&word, e as i64, orders);
@@ -546,7 +592,23 @@ impl KernelSeriesWords {
         let left = budget.less(letters);
         let bottom_word = match &self.bottom {
             Bottom::Abelian(bottom) => bottom.word_of(&x, orders, left),
-            Bottom::Parts(bottom) => bottom.word_of(&x, orders, left),
+            Bottom::Parts(bottom) => match coset_of(bottom, &self.cosets, &x) {
+                None => return Ok(None),
+                Some(Coset::Product) => bottom.word_of(&x, orders, left),
+                Some(Coset::Kept(i)) => {
+                    // `x = (x · t⁻¹) · t`.
+                    let (t, t_word) = &self.cosets[i];
+                    let in_product = x.compose(&t.inverse());
+                    match bottom.word_of(&in_product, orders, left.less(t_word.len())) {
+                        Ok(Some(mut word)) => {
+                            word.append(t_word, orders);
+                            Ok(Some(word))
+                        }
+                        Ok(None) => Ok(None),
+                        Err(letters) => Err(letters.saturating_add(t_word.len())),
+                    }
+                }
+            },
         };
         let Some(mut word) = bottom_word.map_err(|bottom| bottom.saturating_add(letters))? else {
             return Ok(None);
@@ -577,8 +639,62 @@ impl KernelSeriesWords {
             Bottom::Parts(bottom) => bottom.bytes(),
         };
         let series = self.series.as_ref().map_or(0, PartSeries::bytes);
-        layers + parts + series + 12 * self.degree as u64 + bottom + 16 * self.kept.len() as u64
+        let cosets: u64 = self
+            .cosets
+            .iter()
+            .map(|(_, w)| 4 * self.degree as u64 + 16 * w.letters().len() as u64 + 64)
+            .sum();
+        layers
+            + parts
+            + series
+            + cosets
+            + 12 * self.degree as u64
+            + bottom
+            + 16 * self.kept.len() as u64
     }
+}
+
+/// The layers' part of [`KernelSeriesWords::order_at_least`]: `2^s · 3^t`, or the product of
+/// `p^rank` over the parts' series' layers.
+fn layers_order(layers: &[Layer]) -> BigUint {
+    layers
+        .iter()
+        .map(|layer| BigUint::from(layer.space.prime()).pow(layer.space.rank() as u32))
+        .product()
+}
+
+/// A right coset of the product over the parts `N` at the bottom (see
+/// `KernelSeriesWords::cosets`).
+enum Coset {
+    /// `N` itself.
+    Product,
+    /// `N t`, `t` the cosets' element of this index.
+    Kept(usize),
+}
+
+/// Which of `N` and the right cosets of `cosets`' elements `x` is in, `None` for none of them
+/// (`N` the product `bottom`).
+fn coset_of(bottom: &PartProductWords, cosets: &[(Perm, Word)], x: &Perm) -> Option<Coset> {
+    if bottom.contains(x) {
+        return Some(Coset::Product);
+    }
+    cosets
+        .iter()
+        .position(|(t, _)| bottom.contains(&x.compose(&t.inverse())))
+        .map(Coset::Kept)
+}
+
+/// Drops the cosets that the product's growth made `N` itself or equal to an earlier one, so
+/// that those left are distinct (see `KernelSeriesWords::cosets`). `O(c²)` tries of
+/// [`coset_of`]'s for `c` cosets.
+fn prune_cosets(bottom: &PartProductWords, cosets: &mut Vec<(Perm, Word)>) {
+    let mut distinct: Vec<(Perm, Word)> = Vec::with_capacity(cosets.len());
+    for (t, word) in cosets.drain(..) {
+        if coset_of(bottom, &distinct, &t).is_none() {
+            distinct.push((t, word));
+        }
+    }
+    *cosets = distinct;
 }
 
 #[cfg(test)]
@@ -647,8 +763,12 @@ pub(super) mod tests {
                 tries.push((commutator, w));
             }
         }
+        let kernel_order = BigUint::from(order);
         for (x, w) in tries {
-            assert_ne!(k.insert(&x, w, &orders), Inserted::NotElementary);
+            assert_ne!(
+                k.insert(&x, w, &orders, &kernel_order),
+                Inserted::NotElementary
+            );
         }
         assert_eq!(k.order_at_least(), BigUint::from(order));
         for x in &all {
@@ -672,9 +792,10 @@ pub(super) mod tests {
         ];
         let orders = GeneratorOrders::of(&gens);
         let mut k = KernelSeriesWords::new(6, vec![vec![0, 1, 2], vec![3, 4, 5]], false, u64::MAX);
+        let order = BigUint::from(36u32);
         for (i, g) in gens.iter().enumerate() {
             assert_eq!(
-                k.insert(g, Word::letter(i as u32, 1, &orders), &orders),
+                k.insert(g, Word::letter(i as u32, 1, &orders), &orders, &order),
                 Inserted::New
             );
         }
@@ -734,5 +855,30 @@ pub(super) mod tests {
         ];
         let parts = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7, 8]];
         check_every_element_by(&gens, 9, parts, true, 1440);
+    }
+
+    /// `K_2` part by part where a character ties the parts: `D_5` on each of two parts of five
+    /// points (every element even, so no signs), with their reflections together only (order
+    /// 50). No element outside the rotations `C_5 × C_5` has a power supported on one part, so
+    /// the product over the parts stops at 25 and the reflections' coset completes it; every
+    /// element's word multiplies out to it. Again with the reflections tied to an odd element
+    /// on a third part (signs `C_2`, then the same tie below them: order 100).
+    #[test]
+    fn a_character_tying_two_parts_is_a_coset_of_the_product() {
+        let gens = [
+            perm("(1,2,3,4,5)", 10),
+            perm("(6,7,8,9,10)", 10),
+            perm("(2,5)(3,4)(7,10)(8,9)", 10),
+        ];
+        let parts = vec![vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]];
+        check_every_element_by(&gens, 10, parts, true, 50);
+        let gens = [
+            perm("(1,2,3,4,5)", 12),
+            perm("(6,7,8,9,10)", 12),
+            perm("(2,5)(3,4)(7,10)(8,9)", 12),
+            perm("(2,5)(3,4)(11,12)", 12),
+        ];
+        let parts = vec![vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9], vec![10, 11]];
+        check_every_element_by(&gens, 12, parts, true, 100);
     }
 }

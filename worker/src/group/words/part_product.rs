@@ -208,6 +208,24 @@ impl PartProductWords {
             .product()
     }
 
+    /// Whether `x` is in the group generated: every restriction in its part's group (the
+    /// identity where a part has none). `O(d)`, and a sift per part beyond a table.
+    pub(super) fn contains(&self, x: &Perm) -> bool {
+        if x.degree() != self.degree || !preserves_orbits(x, &self.position) {
+            return false;
+        }
+        self.parts.iter().zip(&self.tables).all(|(part, table)| {
+            let Some(at) = restriction(x, part, &self.position) else {
+                return false;
+            };
+            match (&table.large, &table.table) {
+                (Some(large), _) => large.group.contains(&as_perm(&at)),
+                (None, Some(table)) => table.number(&at).is_some(),
+                (None, None) => is_identity(&at),
+            }
+        })
+    }
+
     /// Adds `x` (with its `word`) when it is supported on a single part and new there.
     pub(super) fn insert(&mut self, x: &Perm, word: Word) -> PartInserted {
         let Some(part) = self.single_support(x) else {
