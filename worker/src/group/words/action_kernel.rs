@@ -1066,6 +1066,24 @@ mod tests {
         }
     }
 
+    /// A random permutation of the points, checked to be outside `group`, gets no word.
+    fn assert_no_word_for_a_stranger(
+        words: &ActionKernelWords,
+        group: &PermGroup,
+        rng: &mut ChaCha8Rng,
+    ) {
+        let mut images: Vec<u32> = (0..group.degree() as u32).collect();
+        images.shuffle(rng);
+        let stranger = Perm::from_images(images, "test").unwrap();
+        assert!(!group.contains(&stranger));
+        assert!(
+            words
+                .word_of(&stranger, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .is_none()
+        );
+    }
+
     /// Every element of `all` (the group's elements) gets a word that multiplies out to it, and
     /// 20 random permutations get one exactly when they are in `all`.
     fn assert_words_of_all(
@@ -1286,16 +1304,7 @@ mod tests {
             .expect("the kernel goes down the series of its blocks' groups");
         assert!(matches!(words.action, Action::Blocks { .. }) && words.action.degree() == m1 + m2);
         assert_words_of_random_members(&words, &gens, &mut rng);
-        let mut images: Vec<u32> = (0..d as u32).collect();
-        images.shuffle(&mut rng);
-        let stranger = Perm::from_images(images, "test").unwrap();
-        assert!(!group.contains(&stranger));
-        assert!(
-            words
-                .word_of(&stranger, LetterBudget::letters(u64::MAX))
-                .unwrap()
-                .is_none()
-        );
+        assert_no_word_for_a_stranger(&words, &group, &mut rng);
     }
 
     /// 18 groups, each of three random elements of `D_5 wr Sym(3)` beside `D_5 wr Sym(3)`
@@ -1372,16 +1381,7 @@ mod tests {
             .unwrap()
             .expect("the kernel is the product of the orbits' parts and its cosets");
             assert_words_of_random_members(&words, &gens, &mut rng);
-            let mut images: Vec<u32> = (0..d as u32).collect();
-            images.shuffle(&mut rng);
-            let stranger = Perm::from_images(images, "test").unwrap();
-            assert!(!group.contains(&stranger));
-            assert!(
-                words
-                    .word_of(&stranger, LetterBudget::letters(u64::MAX))
-                    .unwrap()
-                    .is_none()
-            );
+            assert_no_word_for_a_stranger(&words, &group, &mut rng);
         }
     }
 
