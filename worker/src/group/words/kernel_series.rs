@@ -526,10 +526,10 @@ impl KernelSeriesWords {
                 // product is near enough `K_2`; and a power supported on one part, waiting its
                 // turn by its length; neither, and the element is of no use.
                 PartInserted::NotSupported => {
-                    let near = layers_order(&self.layers) * bottom.order() * MAX_BOTTOM_COSETS
-                        >= *kernel_order;
-                    let coset = near
-                        && self.cosets.len() + 1 < MAX_BOTTOM_COSETS
+                    // The cheap test first: the bound's product is over every part.
+                    let coset = self.cosets.len() + 1 < MAX_BOTTOM_COSETS
+                        && layers_order(&self.layers) * bottom.order() * MAX_BOTTOM_COSETS
+                            >= *kernel_order
                         && coset_of(bottom, &self.cosets, &x).is_none();
                     let without_power = if coset {
                         self.cosets.push((x.clone(), word.clone()));
@@ -628,7 +628,7 @@ impl KernelSeriesWords {
                 let elements: u64 = layer
                     .elements
                     .iter()
-                    .map(|(_, w)| 4 * self.degree as u64 + 16 * w.letters().len() as u64 + 64)
+                    .map(|(_, w)| element_bytes(self.degree, w))
                     .sum();
                 elements + layer.space.bytes()
             })
@@ -642,7 +642,7 @@ impl KernelSeriesWords {
         let cosets: u64 = self
             .cosets
             .iter()
-            .map(|(_, w)| 4 * self.degree as u64 + 16 * w.letters().len() as u64 + 64)
+            .map(|(_, w)| element_bytes(self.degree, w))
             .sum();
         layers
             + parts
@@ -652,6 +652,11 @@ impl KernelSeriesWords {
             + bottom
             + 16 * self.kept.len() as u64
     }
+}
+
+/// Bytes held by an element kept (its images) with its `word`.
+fn element_bytes(degree: usize, word: &Word) -> u64 {
+    4 * degree as u64 + 16 * word.letters().len() as u64 + 64
 }
 
 /// The layers' part of [`KernelSeriesWords::order_at_least`]: `2^s · 3^t`, or the product of
