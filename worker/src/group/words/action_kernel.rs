@@ -5,7 +5,9 @@
 //! Sym(50)`, whose kernel on its 50 blocks is `C_2^50`; `Sym(4) wr Sym(40)`, kernel
 //! `Sym(4)^40`; `Sym(5) wr Sym(40)`), for an intransitive group on the blocks of all its orbits
 //! at once (`Sym(4) wr Sym(100)` beside `Sym(3) wr Sym(100)`, each generator moving both: kernel
-//! in `Sym(4)^100 × Sym(3)^100`), or, for a primitive group, faithfully on invariant lines
+//! in `Sym(4)^100 × Sym(3)^100`) or on one orbit's points and the other orbits' blocks
+//! (`PSL(2,7) wr Sym(23)` beside `Sym(136)` beside `PSL(2,7) wr Sym(73)`, on the last's points:
+//! kernel `PSL(2,7)^23`), or, for a primitive group, faithfully on invariant lines
 //! (`Sym(45)` on the 990 2-sets acts on its 45 stars as `Sym(45)` on points; see
 //! `invariant_lines`).
 //!
@@ -114,6 +116,21 @@ const MAX_WORK: u64 = 1 << 35;
 /// The same bound for the second route tried ([`ActionKernelWords::new`]), a second or so: the
 /// first route has words already.
 const SECOND_ROUTE_WORK: u64 = 1 << 31;
+
+/// The same bound for the route through the first route's orbit on its points and every other
+/// orbit's blocks ([`ActionKernelWords::new`]), tried where the first writes a part of its
+/// kernel in the part's own elements and the word kept for the compared member (the first's or
+/// the second route's) is longer than a job's default cap on its words' letters (10 million:
+/// such words are refused). On the words
+/// bench's `sweep_2004_2` and `sweep_2003_11` it completes in 6 to 9 s with words 4.5 and 9.5
+/// times shorter; with 2^31 or 2^32 it declines there (the share of the search down the parts'
+/// series, [`SERIES_FIRST_SHARE`], too small for it). Where it declines it costs that much:
+/// the bound counts letters written, and with image words of 250,000 letters (`sweep_2003_12`)
+/// its whole bound took 72 s. Tried wherever a part is written in its elements, it made
+/// `sweep_2003_3` three times shorter (1.4 million letters to 0.46) but cost four others, of 5
+/// to 9 million letters, 7 to 30 s of set-up for nothing (`sweep_2005_4`, 9.2 million, from 34
+/// s to over 60).
+const POINTS_AND_BLOCKS_WORK: u64 = 1 << 33;
 
 /// The share of a route's bound ([`Work`]) given to the search down the residual's series when
 /// it goes before the product over the parts (see [`ActionKernelWords::through`]): where the
@@ -268,9 +285,13 @@ impl ActionKernelWords {
         // tried when the first route's kernel has [`NESTED_PARTS`] parts or more. The one
         // whose word for a random member is shorter is kept. The other is tried when the first
         // declines (orbits that are copies of each other have a diagonal as the second kernel).
-        let blocks = OrbitBlocks::of(group, generators, ctx)?;
+        // Last, where the first writes a kernel's part in that part's own elements and the
+        // words kept are over the default cap, the first's orbit on its points and every other
+        // orbit's blocks (see `OrbitBlocks::of`).
+        let blocks = OrbitBlocks::of(group, generators, None, ctx)?;
         let blocks_first = blocks.as_ref().is_some_and(|b| b.every_orbit);
         let mut blocks = blocks.map(|b| b.action);
+        let blocks_degree = blocks.as_ref().map(|(action, _)| action.degree());
         if blocks_first
             && let Some(words) = ActionKernelWords::through_blocks(
                 group,
@@ -312,25 +333,75 @@ impl ActionKernelWords {
                 MAX_WORK,
             );
         };
-        if first.kernel.parts().len() < NESTED_PARTS {
-            return Ok(Some(first));
+        // The orbit's points and the other orbits' blocks, for below.
+        let on_points = match &first.action {
+            Action::Orbit { points, .. } if first.kernel.writes_parts_in_elements() => {
+                Some(points[0])
+            }
+            _ => None,
+        };
+        let blocks_tried = first.kernel.parts().len() >= NESTED_PARTS;
+        let kept = if !blocks_tried {
+            first
+        } else {
+            first.or_through_blocks(
+                group,
+                blocks,
+                effort,
+                ctx,
+                (budget_bytes, limit_name),
+                SECOND_ROUTE_WORK,
+            )?
+        };
+        // Where the first writes a part of its kernel in the part's own elements (a wreath
+        // orbit beyond a table) and the words kept are over the default cap, through its
+        // orbit's points and the other orbits' blocks (see `OrbitBlocks::of`); on a primitive
+        // orbit's points that is the action on every orbit's blocks, not tried twice.
+        let Some(on_points) = on_points else {
+            return Ok(Some(kept));
+        };
+        if !kept.writes_longer_than(Limits::default().max_word_letters, ctx)? {
+            return Ok(Some(kept));
         }
-        let left = budget_bytes.saturating_sub(first.bytes());
-        let second = match ActionKernelWords::through_blocks(
+        let mixed = OrbitBlocks::of(group, generators, Some(on_points), ctx)?
+            .map(|b| b.action)
+            .filter(|(action, _)| !blocks_tried || Some(action.degree()) != blocks_degree);
+        let kept = kept.or_through_blocks(
             group,
-            blocks,
+            mixed,
             effort,
             ctx,
-            left,
-            limit_name,
-            SECOND_ROUTE_WORK,
+            (budget_bytes, limit_name),
+            POINTS_AND_BLOCKS_WORK,
+        )?;
+        Ok(Some(kept))
+    }
+
+    /// `self` or the words through `blocks` (an action on blocks and its kernel's parts, when
+    /// there is one, its search bounded by `max_work`), whichever is shorter ([`or_shorter`](
+    /// Self::or_shorter)); `self` when the other route declines or what is left of `budget_bytes`
+    /// (`budget.0`) does not hold both. Errors as for [`new`](Self::new) (`budget.1` the
+    /// limit's name).
+    fn or_through_blocks(
+        self,
+        group: &PermGroup,
+        blocks: Option<(Action, Vec<Vec<u32>>)>,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        (budget_bytes, limit_name): (u64, &'static str),
+        max_work: u64,
+    ) -> Result<ActionKernelWords, SolveError> {
+        if blocks.is_none() {
+            return Ok(self);
+        }
+        let left = budget_bytes.saturating_sub(self.bytes());
+        match ActionKernelWords::through_blocks(
+            group, blocks, effort, ctx, left, limit_name, max_work,
         ) {
-            Ok(Some(second)) => second,
-            // What is left of the budget does not hold both: the first stays.
-            Ok(None) | Err(SolveError::LimitExceeded { .. }) => return Ok(Some(first)),
-            Err(e) => return Err(e),
-        };
-        Ok(Some(first.or_shorter(second, ctx)?))
+            Ok(Some(other)) => self.or_shorter(other, ctx),
+            Ok(None) | Err(SolveError::LimitExceeded { .. }) => Ok(self),
+            Err(e) => Err(e),
+        }
     }
 
     /// `self` or `other` (words for the same group), whichever writes a random member (a product
@@ -344,8 +415,7 @@ impl ActionKernelWords {
         other: ActionKernelWords,
         ctx: &SolveContext,
     ) -> Result<ActionKernelWords, SolveError> {
-        let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 0x5a3_91e);
-        let (sample, _) = self.random_member(&mut rng, SAMPLE_LETTERS);
+        let sample = self.sample_member();
         // Both written within a bound that grows fourfold, so that the comparison costs about
         // the shorter word's letters, not the longer's (`Sym(2) wr Sym(100)` beside `Sym(2) wr
         // Sym(100)` beside `Sym(300)`: 439 million letters through one orbit, 55 million
@@ -887,6 +957,23 @@ impl ActionKernelWords {
         Ok((x, w))
     }
 
+    /// The member on which routes are compared: a product of [`SAMPLE_LETTERS`] random
+    /// generators and inverses, the same for every route of a group.
+    fn sample_member(&self) -> Perm {
+        let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 0x5a3_91e);
+        self.random_member(&mut rng, SAMPLE_LETTERS).0
+    }
+
+    /// Whether the word of [`sample_member`](Self::sample_member) is longer than `letters`.
+    ///
+    /// # Errors
+    /// [`SolveError::Cancelled`].
+    fn writes_longer_than(&self, letters: u64, ctx: &SolveContext) -> Result<bool, SolveError> {
+        let word = self.word_of(&self.sample_member(), LetterBudget::new(letters, ctx));
+        ctx.check()?;
+        Ok(word.is_err())
+    }
+
     /// A product of `letters` random generators and inverses, with its word.
     fn random_member(&self, rng: &mut ChaCha8Rng, letters: usize) -> (Perm, Word) {
         let k = self.generators.len() as u32;
@@ -1305,6 +1392,104 @@ mod tests {
         assert!(matches!(words.action, Action::Blocks { .. }) && words.action.degree() == m1 + m2);
         assert_words_of_random_members(&words, &gens, &mut rng);
         assert_no_word_for_a_stranger(&words, &group, &mut rng);
+    }
+
+    /// Four groups of two random elements of `Sym(3) wr Sym(4)` beside `Sym(3) wr Sym(5)`
+    /// beside `Sym(5)`, each moving every orbit (the first seeds whose elements are transitive
+    /// on each). Through the first orbit the kernel's parts are the other two, and the
+    /// second's group there (up to 933,120 elements, beyond a table) gets words in its own
+    /// elements: then the route through the first orbit's points and the other orbits' blocks
+    /// is the one tried beside it. Its action has the first orbit's 12 points,
+    /// the second's 5 blocks and the third's 5 points; its kernel's parts are the 5 blocks. The
+    /// words of random members multiply out to them, a random permutation gets none.
+    #[test]
+    fn a_part_in_its_own_elements_goes_through_one_orbit_and_the_other_blocks() {
+        let mut taken = 0;
+        for seed in 110..130u64 {
+            if taken == 4 {
+                break;
+            }
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let ctx = SolveContext::detached();
+            let limits = Limits::default();
+            // (points a block, blocks) of each orbit, one after another.
+            let shape = [(3usize, 4usize), (3, 5), (1, 5)];
+            let d: usize = shape.iter().map(|(b, m)| b * m).sum();
+            let gens: Vec<Perm> = (0..2)
+                .map(|_| {
+                    let mut images = vec![0u32; d];
+                    let mut offset = 0;
+                    for &(b, m) in &shape {
+                        let mut blocks: Vec<usize> = (0..m).collect();
+                        blocks.shuffle(&mut rng);
+                        for (i, &to) in blocks.iter().enumerate() {
+                            let mut inside: Vec<usize> = (0..b).collect();
+                            inside.shuffle(&mut rng);
+                            for (x, &y) in inside.iter().enumerate() {
+                                images[offset + b * i + x] = (offset + b * to + y) as u32;
+                            }
+                        }
+                        offset += b * m;
+                    }
+                    Perm::from_images(images, "test").unwrap()
+                })
+                .collect();
+            let group = PermGroup::new(d, gens.clone(), &ctx, &limits).unwrap();
+            let mut orbits: Vec<usize> = group.orbits_ref().iter().map(Vec::len).collect();
+            orbits.sort_unstable();
+            if orbits != [5, 12, 15] {
+                continue; // two elements not transitive on an orbit
+            }
+            let through_first = choose_actions(&group, &gens, &ctx, &limits)
+                .unwrap()
+                .into_iter()
+                .find(|c| matches!(c, Candidate::Orbit(Action::Orbit { points, .. }, _) if points.len() == 12))
+                .expect("an action on the first orbit")
+                .build(&gens, &ctx, &limits)
+                .unwrap();
+            let Some(first) = ActionKernelWords::through(
+                &group,
+                through_first,
+                WordEffort(1),
+                &ctx,
+                1 << 30,
+                "test",
+                MAX_WORK,
+            )
+            .unwrap() else {
+                continue;
+            };
+            if !first.kernel.writes_parts_in_elements() {
+                continue; // the second orbit's group in the kernel within a table
+            }
+            let on_points = OrbitBlocks::of(&group, &gens, Some(0), &ctx)
+                .unwrap()
+                .expect("the second orbit has blocks")
+                .action;
+            let words = ActionKernelWords::through_blocks(
+                &group,
+                Some(on_points),
+                WordEffort(1),
+                &ctx,
+                1 << 30,
+                "test",
+                POINTS_AND_BLOCKS_WORK,
+            )
+            .unwrap()
+            .expect("a kernel of blocks of three points goes down the series");
+            assert_eq!(words.action.degree(), 12 + 5 + 5);
+            let parts = words.kernel.parts();
+            assert_eq!(parts.len(), 5);
+            assert!(
+                parts
+                    .iter()
+                    .all(|p| p.len() == 3 && (12..27).contains(&p[0]))
+            );
+            assert_words_of_random_members(&words, &gens, &mut rng);
+            assert_no_word_for_a_stranger(&words, &group, &mut rng);
+            taken += 1;
+        }
+        assert_eq!(taken, 4, "the route was tried in {taken} groups of 20");
     }
 
     /// 18 groups, each of three random elements of `D_5 wr Sym(3)` beside `D_5 wr Sym(3)`

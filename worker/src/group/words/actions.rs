@@ -259,20 +259,29 @@ pub(super) fn choose_actions(
 pub(super) struct OrbitBlocks {
     /// The action on the blocks, and its kernel's parts: the blocks of two or more points.
     pub(super) action: (Action, Vec<Vec<u32>>),
-    /// Whether every orbit has blocks of two or more points (none is primitive).
+    /// Whether every orbit is taken by blocks of two or more points (none is primitive, and
+    /// none was asked to be on its points).
     pub(super) every_orbit: bool,
 }
 
 impl OrbitBlocks {
     /// For an intransitive group, its action on the blocks of all its orbits at once: a system
-    /// of minimal blocks on each imprimitive orbit, the points themselves on the others. The
-    /// kernel maps every block onto itself. `None` when the group is transitive or every orbit
-    /// is primitive (the action would be faithful).
+    /// of minimal blocks on each imprimitive orbit, the points themselves on the others and on
+    /// the orbit that holds the point `on_points`, if one is given. The kernel maps every block
+    /// onto itself. `None` when the group is transitive or no orbit is taken by its blocks (the
+    /// action would be faithful).
+    ///
+    /// Why one orbit on its points: through one orbit the kernel's parts are the other orbits,
+    /// and a part whose group is beyond a table gets words in its own elements, each a long
+    /// power (`PSL(2,7) wr Sym(23)` beside `Sym(136)` beside `PSL(2,7) wr Sym(73)`, through the
+    /// last: 6,636 letters of elements of 4,968 letters each); on that orbit's points and the
+    /// others' blocks, the kernel is the product over those blocks, of small groups.
     ///
     /// Complexity: the minimal blocks, `O(n² k)` per orbit of `n` points.
     pub(super) fn of(
         group: &PermGroup,
         generators: &[Perm],
+        on_points: Option<u32>,
         ctx: &SolveContext,
     ) -> Result<Option<OrbitBlocks>, SolveError> {
         let degree = group.degree();
@@ -285,7 +294,9 @@ impl OrbitBlocks {
         let mut parts: Vec<Vec<u32>> = Vec::new();
         let mut every_orbit = true;
         for orbit in orbits {
-            let blocks = if orbit.len() <= MAX_BLOCK_SEARCH_POINTS {
+            let blocks = if on_points.is_some_and(|x| orbit.contains(&x)) {
+                None
+            } else if orbit.len() <= MAX_BLOCK_SEARCH_POINTS {
                 minimal_blocks(degree, orbit, generators, ctx)?
             } else {
                 None

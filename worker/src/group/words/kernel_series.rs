@@ -363,6 +363,12 @@ impl KernelSeriesWords {
         self.written
     }
 
+    /// Whether `K_2`, taken part by part, writes a part's members in the part's own elements
+    /// (see [`PartProductWords::writes_in_elements`]).
+    pub(super) fn writes_parts_in_elements(&self) -> bool {
+        matches!(&self.bottom, Bottom::Parts(bottom) if bottom.writes_in_elements())
+    }
+
     /// Whether `K_2` could be taken part by part: every part has at most 65,535 points and some
     /// part five or more (below five points `K_2` is elementary abelian).
     pub(super) fn parts_may_hold_a_product(&self) -> bool {

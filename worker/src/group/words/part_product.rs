@@ -208,6 +208,17 @@ impl PartProductWords {
             .product()
     }
 
+    /// Whether some part's group, beyond a table and not written with 3-cycles of the whole
+    /// group, gets words in the part's own elements ([`PartProductWords::finish`]): each letter
+    /// then one of those elements' words, often a long power.
+    pub(super) fn writes_in_elements(&self) -> bool {
+        self.tables.iter().any(|t| {
+            t.large
+                .as_ref()
+                .is_some_and(|l| matches!(l.words, Some(LargePartWords::InElements(_))))
+        })
+    }
+
     /// Whether `x` is in the group generated: every restriction in its part's group (the
     /// identity where a part has none). `O(d)`, and a sift per part beyond a table.
     pub(super) fn contains(&self, x: &Perm) -> bool {
