@@ -1135,6 +1135,27 @@ mod tests {
         images
     }
 
+    /// Writes into `images` a random element of `Sym(b) wr Sym(m)` on the points `offset ..
+    /// offset + b·m` (block `i` the `b` points from `offset + b·i`), each point renamed by
+    /// `relabel`.
+    fn random_wreath_element(
+        (b, m): (usize, usize),
+        offset: usize,
+        relabel: &[u32],
+        images: &mut [u32],
+        rng: &mut ChaCha8Rng,
+    ) {
+        let mut blocks: Vec<usize> = (0..m).collect();
+        blocks.shuffle(rng);
+        for (i, &to) in blocks.iter().enumerate() {
+            let mut inside: Vec<usize> = (0..b).collect();
+            inside.shuffle(rng);
+            for (x, &y) in inside.iter().enumerate() {
+                images[relabel[offset + b * i + x] as usize] = relabel[offset + b * to + y];
+            }
+        }
+    }
+
     /// 20 random members (products of 40 random generators and inverses) get words that
     /// multiply out to them.
     fn assert_words_of_random_members(
@@ -1373,15 +1394,7 @@ mod tests {
                         images[relabel[7 * i + x] as usize] = relabel[7 * to + (a * x + c) % 7];
                     }
                 }
-                let mut blocks: Vec<usize> = (0..m2).collect();
-                blocks.shuffle(&mut rng);
-                for (i, &to) in blocks.iter().enumerate() {
-                    let mut inside: Vec<usize> = (0..9).collect();
-                    inside.shuffle(&mut rng);
-                    for (x, &y) in inside.iter().enumerate() {
-                        images[relabel[7 * m1 + 9 * i + x] as usize] = relabel[7 * m1 + 9 * to + y];
-                    }
-                }
+                random_wreath_element((9, m2), 7 * m1, &relabel, &mut images, &mut rng);
                 Perm::from_images(images, "test").unwrap()
             })
             .collect();
@@ -1415,20 +1428,13 @@ mod tests {
             // (points a block, blocks) of each orbit, one after another.
             let shape = [(3usize, 4usize), (3, 5), (1, 5)];
             let d: usize = shape.iter().map(|(b, m)| b * m).sum();
+            let unchanged: Vec<u32> = (0..d as u32).collect();
             let gens: Vec<Perm> = (0..2)
                 .map(|_| {
                     let mut images = vec![0u32; d];
                     let mut offset = 0;
                     for &(b, m) in &shape {
-                        let mut blocks: Vec<usize> = (0..m).collect();
-                        blocks.shuffle(&mut rng);
-                        for (i, &to) in blocks.iter().enumerate() {
-                            let mut inside: Vec<usize> = (0..b).collect();
-                            inside.shuffle(&mut rng);
-                            for (x, &y) in inside.iter().enumerate() {
-                                images[offset + b * i + x] = (offset + b * to + y) as u32;
-                            }
-                        }
+                        random_wreath_element((b, m), offset, &unchanged, &mut images, &mut rng);
                         offset += b * m;
                     }
                     Perm::from_images(images, "test").unwrap()
@@ -1588,24 +1594,12 @@ mod tests {
             let mut relabel: Vec<u32> = (0..d as u32).collect();
             relabel.shuffle(&mut rng);
             let count = rng.random_range(2..=3);
-            let mut wreath = |b: usize, m: usize, offset: usize, images: &mut [u32]| {
-                let mut blocks: Vec<usize> = (0..m).collect();
-                blocks.shuffle(&mut rng);
-                for (i, &to) in blocks.iter().enumerate() {
-                    let mut inside: Vec<usize> = (0..b).collect();
-                    inside.shuffle(&mut rng);
-                    for j in 0..b {
-                        images[relabel[offset + b * i + j] as usize] =
-                            relabel[offset + b * to + inside[j]];
-                    }
-                }
-            };
             let gens: Vec<Perm> = (0..count)
                 .map(|_| {
                     let mut images = vec![0u32; d];
                     let mut offset = 0;
                     for &(b, m) in shape {
-                        wreath(b, m, offset, &mut images);
+                        random_wreath_element((b, m), offset, &relabel, &mut images, &mut rng);
                         offset += b * m;
                     }
                     Perm::from_images(images, "test").unwrap()
