@@ -121,10 +121,10 @@ const SECOND_ROUTE_WORK: u64 = 1 << 31;
 /// orbit's blocks ([`ActionKernelWords::new`]), tried where the first writes a part of its
 /// kernel in the part's own elements and the word kept for the compared member (the first's or
 /// the second route's) is longer than a job's default cap on its words' letters (10 million:
-/// such words are refused). On the words
-/// bench's `sweep_2004_2` and `sweep_2003_11` it completes in 6 to 9 s with words 4.5 and 9.5
-/// times shorter; with 2^31 or 2^32 it declines there (the share of the search down the parts'
-/// series, [`SERIES_FIRST_SHARE`], too small for it). Where it declines it costs that much:
+/// such words are refused). On the words bench's `sweep_2004_2` and `sweep_2003_11` it
+/// completes in 6 to 9 s with words 4.5 and 9.5 times shorter; with 2^31 or 2^32 it declines
+/// there (the share of the search down the parts' series, [`SERIES_FIRST_SHARE`], too small
+/// for it). Where it declines it costs that much:
 /// the bound counts letters written, and with image words of 250,000 letters (`sweep_2003_12`)
 /// its whole bound took 72 s. Tried wherever a part is written in its elements, it made
 /// `sweep_2003_3` three times shorter (1.4 million letters to 0.46) but cost four others, of 5
