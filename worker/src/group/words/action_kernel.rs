@@ -291,7 +291,13 @@ impl ActionKernelWords {
         let blocks = OrbitBlocks::of(group, generators, None, ctx)?;
         let blocks_first = blocks.as_ref().is_some_and(|b| b.every_orbit);
         let mut blocks = blocks.map(|b| b.action);
-        let blocks_degree = blocks.as_ref().map(|(action, _)| action.degree());
+        // The points that action takes by blocks: the mixed action below is another one only
+        // where the orbit it keeps on its points is among them.
+        let mut points_in_blocks: Vec<u32> = blocks
+            .as_ref()
+            .map(|(_, parts)| parts.concat())
+            .unwrap_or_default();
+        points_in_blocks.sort_unstable();
         if blocks_first
             && let Some(words) = ActionKernelWords::through_blocks(
                 group,
@@ -350,7 +356,7 @@ impl ActionKernelWords {
                 effort,
                 ctx,
                 (budget_bytes, limit_name),
-                SECOND_ROUTE_WORK,
+                (SECOND_ROUTE_WORK, 0),
             )?
         };
         // Where the first writes a part of its kernel in the part's own elements (a wreath
@@ -360,28 +366,29 @@ impl ActionKernelWords {
         let Some(on_points) = on_points else {
             return Ok(Some(kept));
         };
-        if !kept.writes_longer_than(Limits::default().max_word_letters, ctx)? {
+        let cap = Limits::default().max_word_letters;
+        if !kept.writes_longer_than(cap, ctx)? {
             return Ok(Some(kept));
         }
         let mixed = OrbitBlocks::of(group, generators, Some(on_points), ctx)?
             .map(|b| b.action)
-            .filter(|(action, _)| !blocks_tried || Some(action.degree()) != blocks_degree);
+            .filter(|_| !blocks_tried || points_in_blocks.binary_search(&on_points).is_ok());
         let kept = kept.or_through_blocks(
             group,
             mixed,
             effort,
             ctx,
             (budget_bytes, limit_name),
-            POINTS_AND_BLOCKS_WORK,
+            (POINTS_AND_BLOCKS_WORK, cap),
         )?;
         Ok(Some(kept))
     }
 
     /// `self` or the words through `blocks` (an action on blocks and its kernel's parts, when
     /// there is one, its search bounded by `max_work`), whichever is shorter ([`or_shorter`](
-    /// Self::or_shorter)); `self` when the other route declines or what is left of `budget_bytes`
-    /// (`budget.0`) does not hold both. Errors as for [`new`](Self::new) (`budget.1` the
-    /// limit's name).
+    /// Self::or_shorter), `longer_than` passed on); `self` when the other route declines or what
+    /// is left of `budget_bytes` (`budget.0`) does not hold both. Errors as for
+    /// [`new`](Self::new) (`budget.1` the limit's name).
     fn or_through_blocks(
         self,
         group: &PermGroup,
@@ -389,16 +396,13 @@ impl ActionKernelWords {
         effort: WordEffort,
         ctx: &SolveContext,
         (budget_bytes, limit_name): (u64, &'static str),
-        max_work: u64,
+        (max_work, longer_than): (u64, u64),
     ) -> Result<ActionKernelWords, SolveError> {
-        if blocks.is_none() {
-            return Ok(self);
-        }
         let left = budget_bytes.saturating_sub(self.bytes());
         match ActionKernelWords::through_blocks(
             group, blocks, effort, ctx, left, limit_name, max_work,
         ) {
-            Ok(Some(other)) => self.or_shorter(other, ctx),
+            Ok(Some(other)) => self.or_shorter(other, longer_than, ctx),
             Ok(None) | Err(SolveError::LimitExceeded { .. }) => Ok(self),
             Err(e) => Err(e),
         }
@@ -406,13 +410,15 @@ impl ActionKernelWords {
 
     /// `self` or `other` (words for the same group), whichever writes a random member (a product
     /// of [`SAMPLE_LETTERS`] random generators and inverses) in fewer letters; `self` on a tie
-    /// or when both are longer than [`MAX_COMPARED_LETTERS`].
+    /// or when both are longer than [`MAX_COMPARED_LETTERS`]. `self`'s word is known to be longer
+    /// than `longer_than` letters (0 where nothing is known), and not written within that.
     ///
     /// # Errors
     /// [`SolveError::Cancelled`].
     fn or_shorter(
         self,
         other: ActionKernelWords,
+        longer_than: u64,
         ctx: &SolveContext,
     ) -> Result<ActionKernelWords, SolveError> {
         let sample = self.sample_member();
@@ -422,7 +428,11 @@ impl ActionKernelWords {
         // through the blocks).
         let mut max = COMPARED_LETTERS;
         loop {
-            let mine = self.word_of(&sample, LetterBudget::new(max, ctx));
+            let mine = if max <= longer_than {
+                Err(max)
+            } else {
+                self.word_of(&sample, LetterBudget::new(max, ctx))
+            };
             ctx.check()?;
             let theirs = other.word_of(&sample, LetterBudget::new(max, ctx));
             ctx.check()?;
