@@ -17,6 +17,7 @@ mod parity_span;
 mod sizes;
 mod support;
 
+pub(crate) use giant_product::{IntransitiveGenerators, link_classes};
 pub(crate) use sizes::order_bits_bound;
 pub use sizes::{chain_budget, check_group_sizes, perm_group_memory_estimate};
 #[cfg(test)]
@@ -35,7 +36,7 @@ use crate::context::SolveContext;
 use crate::counting::arith::factorial;
 use crate::error::SolveError;
 use crate::limits::Limits;
-use giant_product::{GiantProduct, IntransitiveGenerators, recognise_giant_product};
+use giant_product::{GiantProduct, recognise_giant_product};
 use orbit_constituents::orbit_constituents;
 use support::Support;
 

@@ -6,17 +6,21 @@
 //! per orbit with a parity correction ([`GiantProductWords`]) for a product of giants whose
 //! generators move several orbits at once, and through an action on one orbit or on blocks
 //! ([`ActionKernelWords`]) for other groups with a long base, whose kernel is elementary abelian.
+//! Orbits that copy others ([`OrbitCopies`]) are left out first: each of these methods writes
+//! the group restricted to the orbits kept.
 
 use super::action_kernel::ActionKernelWords;
 use super::alternating_blocks::AlternatingBlocksWords;
 use super::giant::{GiantWords, giant_of_moved_points};
 use super::giant_product::{GiantProductWords, giant_product_orbits};
 use super::minkwitz::MinkwitzTables;
+use super::orbit_copies::OrbitCopies;
 use super::orbit_product::{OrbitProductWords, orbit_factors};
 use super::word::{LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::{Perm, PermGroup};
+use crate::limits::Limits;
 
 /// How much work to spend on short words: a trade-off between set-up time and word length.
 ///
@@ -58,6 +62,9 @@ pub const ACTION_WORDS_FROM_BASE: usize = 24;
 /// only in their running time).
 #[derive(Debug)]
 pub struct GroupWords {
+    /// The orbits that copy others, when there are any: `method` writes the group restricted
+    /// to the others, and a member's points on a copy follow its points on the copied orbit.
+    copies: Option<Box<OrbitCopies>>,
     method: Method,
 }
 
@@ -136,8 +143,33 @@ impl GroupWords {
         budget_bytes: u64,
         limit_name: &'static str,
     ) -> Result<GroupWords, SolveError> {
+        if let Some(copies) = OrbitCopies::of(group, ctx)? {
+            let left = budget_bytes.saturating_sub(copies.bytes());
+            let limits = Limits {
+                max_group_chain_bytes: left,
+                max_job_memory: left,
+                ..Limits::default()
+            };
+            let restricted = copies.restricted_group(group, ctx, &limits)?;
+            let words = GroupWords::new(
+                &restricted,
+                effort,
+                ctx,
+                left.saturating_sub(restricted.chain_bytes()),
+                limit_name,
+            )?;
+            debug_assert!(
+                words.copies.is_none(),
+                "the orbits kept copy none of the others"
+            );
+            return Ok(GroupWords {
+                copies: Some(Box::new(copies)),
+                method: words.method,
+            });
+        }
         if let Some(factors) = orbit_factors(group) {
             return Ok(GroupWords {
+                copies: None,
                 method: Method::OrbitProduct(OrbitProductWords::new(
                     group,
                     factors,
@@ -152,6 +184,7 @@ impl GroupWords {
             && let Some(orbits) = giant_product_orbits(group)
         {
             return Ok(GroupWords {
+                copies: None,
                 method: Method::GiantProduct(GiantProductWords::new(
                     group,
                     orbits,
@@ -186,7 +219,10 @@ impl GroupWords {
                 limit_name,
             )?),
         };
-        Ok(GroupWords { method })
+        Ok(GroupWords {
+            copies: None,
+            method,
+        })
     }
 
     /// The word of `g`, or `None` when `g` is not a member (or has another degree).
@@ -213,6 +249,17 @@ impl GroupWords {
     /// letters takes a fraction of a second, and a cancelled job is to free its worker within
     /// 100 ms.
     pub fn word_within(&self, g: &Perm, budget: LetterBudget<'_>) -> Result<Option<Word>, u64> {
+        let restricted;
+        let g = match &self.copies {
+            None => g,
+            Some(copies) => match copies.restricted(g) {
+                Some(r) => {
+                    restricted = r;
+                    &restricted
+                }
+                None => return Ok(None),
+            },
+        };
         match &self.method {
             Method::Minkwitz(tables) => match tables.word_of(g) {
                 Some(w) => w.at_most(budget),
@@ -240,14 +287,16 @@ impl GroupWords {
 
     /// Bytes held (permutations and words).
     pub fn bytes(&self) -> u64 {
-        match &self.method {
-            Method::Minkwitz(tables) => tables.bytes(),
-            Method::Giant(giant) => giant.bytes(),
-            Method::OrbitProduct(product) => product.bytes(),
-            Method::GiantProduct(product) => product.bytes(),
-            Method::ActionKernel(words) => words.bytes(),
-            Method::AlternatingBlocks(words) => words.bytes(),
-        }
+        let copies = self.copies.as_ref().map_or(0, |c| c.bytes());
+        copies
+            + match &self.method {
+                Method::Minkwitz(tables) => tables.bytes(),
+                Method::Giant(giant) => giant.bytes(),
+                Method::OrbitProduct(product) => product.bytes(),
+                Method::GiantProduct(product) => product.bytes(),
+                Method::ActionKernel(words) => words.bytes(),
+                Method::AlternatingBlocks(words) => words.bytes(),
+            }
     }
 
     /// Mean and largest word length of the table entries (Minkwitz), or the base element's word

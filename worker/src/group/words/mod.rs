@@ -21,6 +21,7 @@ mod kernel_series;
 mod local_table;
 mod minkwitz;
 mod moved_points;
+mod orbit_copies;
 mod orbit_product;
 mod parity_space;
 mod part_product;

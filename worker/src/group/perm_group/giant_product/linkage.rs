@@ -14,12 +14,12 @@ use crate::group::schreier_sims::NONE;
 /// orbits compared. The test itself holds for any orbits: two are linked when one bijection
 /// between them conjugates every generator's restriction to the one into its restriction to the
 /// other (so the group's action on the second is a copy of its action on the first; the orbit
-/// constituents use it so).
+/// constituents and the words' orbit copies use it so).
 ///
 /// Complexity: O(d · k) for the invariants and the generators each orbit's points are moved by,
 /// plus O(n · k) per candidate bijection; each orbit is compared with one representative per
 /// class of its size that its generators also move.
-pub(in crate::group::perm_group) fn link_classes(
+pub(crate) fn link_classes(
     group: &IntransitiveGenerators<'_>,
     giant: &[bool],
     ctx: &SolveContext,

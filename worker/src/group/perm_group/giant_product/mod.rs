@@ -83,7 +83,7 @@
 
 mod linkage;
 
-pub(super) use linkage::link_classes;
+pub(crate) use linkage::link_classes;
 
 use std::collections::HashMap;
 
@@ -104,10 +104,10 @@ use crate::group::schreier_sims::NONE;
 use crate::limits::Limits;
 
 /// One linkage class: orbits of equal size `n` on which `G` acts as one `Alt(n)` or `Sym(n)`.
-pub(super) struct GiantClass {
+pub(crate) struct GiantClass {
     /// `copies[0]` is the representative orbit `q_0, …, q_{n-1}`; `copies[j][t] = φ_j(q_t)` for
     /// the linking bijection `φ_j` of the `j`-th linked orbit.
-    pub(super) copies: Vec<Vec<u32>>,
+    pub(crate) copies: Vec<Vec<u32>>,
 }
 
 impl GiantClass {
