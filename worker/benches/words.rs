@@ -488,7 +488,10 @@ fn random_wreaths_in_beside(
 /// `PSL(2,7)`, `AGL(1,7)`; `m` from 5 to 80, fewer where the points run out) or, one time in
 /// four, a giant `Sym(n)` (`n` from 5 to 150); three random generators, each moving every
 /// orbit (so the kernels of the orbits' actions are not given). Its orbits are printed on
-/// stderr.
+/// stderr. (Until 2026-12-07 a `C_3` block drew twelve letters of the one rotation, the
+/// identity, so those orbits were `Sym(m)` on three copies of its points; the figures for sweep
+/// groups with `C_3` orbits in BENCHMARKS.md before its "The sweep's `C_3` orbits" are of
+/// that draw.)
 fn sweep_group(name: &str) -> (usize, Vec<Perm>) {
     let parse = |s: Option<&str>| -> u64 {
         s.and_then(|s| s.parse().ok())
@@ -497,7 +500,8 @@ fn sweep_group(name: &str) -> (usize, Vec<Perm>) {
     let mut fields = name["sweep_".len()..].split('_');
     let (seed, index) = (parse(fields.next()), parse(fields.next()));
     let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_mul(1_000_003).wrapping_add(index));
-    const CYCLIC_3: [&[u32]; 1] = [&[1, 2, 0]];
+    // The rotation and its inverse: twelve letters of the rotation alone are the identity.
+    const CYCLIC_3: [&[u32]; 2] = [&[1, 2, 0], &[2, 0, 1]];
     let insides: [(&str, &[&[u32]]); 5] = [
         ("Alt(5)", &ALT_5),
         ("D_5", &DIHEDRAL_5),
