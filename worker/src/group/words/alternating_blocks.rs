@@ -15,8 +15,11 @@
 //! one 3-cycle of the group, found as a power or a commutator of powers of random words; on
 //! several orbits one per orbit, in [`in_writing_order`]). A permutation that does not map
 //! blocks onto blocks, or whose image is not in `Ĝ`, is not a member. When no member flips
-//! some blocks' orientations, `Ĝ` acts on two copies of them, and its words are made on one
-//! ([`Kept`]).
+//! some blocks' orientations, `Ĝ` acts on two copies of them, and its words leave one out (as
+//! every group's words do with orbits that copy others: `OrbitCopies`); dropping it leaves a
+//! faithful action of half the degree, a giant or a product of giants for a group on several
+//! orbits (`Alt(5) wr Sym(60)`, whose `Ĝ` is `Sym(60)` on two copies of the blocks), where the
+//! copies were neither.
 //!
 //! Why several orbits: through the action on the blocks (`ActionKernelWords`) each block's
 //! alternating group is a table over elements that move that block only, powers of words in the
@@ -61,8 +64,6 @@ const MIN_BLOCK_ON_SEVERAL_ORBITS: usize = 5;
 #[derive(Debug)]
 pub(super) struct AlternatingBlocksWords {
     blocks: AlternatingBlocks,
-    /// The oriented blocks `Ĝ`'s words act on, when not all ([`Kept`]).
-    kept: Option<Kept>,
     /// Words of `Ĝ` in the images of the same generators.
     image: Box<GroupWords>,
     /// The blocks' alternating groups, one orbit's blocks each, in writing order
@@ -155,18 +156,6 @@ impl AlternatingBlocksWords {
         if blocks.group_order(&image_group.order()) != group.order() {
             return Ok(None);
         }
-        let kept = Kept::without_flipped_copies(&image_group);
-        let image_group = match &kept {
-            Some(kept) => {
-                let images = image_group
-                    .generators()
-                    .iter()
-                    .map(|p| kept.restrict(p).expect("the kept points are orbits"))
-                    .collect();
-                PermGroup::new(kept.points.len(), images, ctx, &limits)?
-            }
-            None => image_group,
-        };
         let image = GroupWords::new(
             &image_group,
             effort,
@@ -190,7 +179,6 @@ impl AlternatingBlocksWords {
         held = held.saturating_add(bottom_bytes);
         Ok(Some(AlternatingBlocksWords {
             blocks,
-            kept,
             image: Box::new(image),
             bottom,
             orders: GeneratorOrders::of(&generators),
@@ -208,27 +196,11 @@ impl AlternatingBlocksWords {
         let Some(image) = self.blocks.orientation_of(g) else {
             return Ok(None);
         };
-        let image = match &self.kept {
-            Some(kept) => match kept.restrict(&image) {
-                Some(image) => image,
-                None => return Ok(None),
-            },
-            None => image,
-        };
         let Some(u) = self.image.word_within(&image, budget)? else {
             return Ok(None);
         };
+        // `z` fixes every oriented block: it is in `Π Alt(B)`.
         let z = u.taken_off(g, &self.generators, &self.inverses, budget)?;
-        // `z` fixes the oriented blocks `u` was written on; it fixes every one when `g` is a
-        // member (on the flipped copies it acts as on those), and only then is it in `Π Alt(B)`.
-        if self.kept.is_some()
-            && !self
-                .blocks
-                .orientation_of(&z)
-                .is_some_and(|image| image.is_identity())
-        {
-            return Ok(None);
-        }
         let left = budget.less(u.len());
         let Some(mut word) = word_in_writing_order(&self.bottom, z.images().to_vec(), left)
             .map_err(|letters| letters.saturating_add(u.len()))?
@@ -300,66 +272,4 @@ fn blocks_of_orbits(
         AlternatingBlocks::of_blocks(degree, by_orbit.concat(), generators)
             .map(|blocks| (blocks, by_orbit)),
     )
-}
-
-/// The oriented blocks `Ĝ`'s words are written on when its orbits come in flipped pairs.
-/// Flipping every orientation, `(B, ε) ↦ (B, 1 - ε)`, commutes with the action, so it maps
-/// orbits onto orbits; where it maps one onto another (no member flips those blocks, as in
-/// `Alt(5) wr Sym(60)`, whose `Ĝ` is `Sym(60)` on two copies of the blocks), the action on the
-/// second is the action on the first, and dropping it leaves a faithful action of half the
-/// degree: a giant, or a product of giants for a group on several orbits, where the copies
-/// were neither.
-#[derive(Debug)]
-struct Kept {
-    /// The oriented blocks kept, increasing.
-    points: Vec<u32>,
-    /// Each oriented block's place among them, [`u32::MAX`] for one dropped.
-    slot: Vec<u32>,
-}
-
-impl Kept {
-    /// The orbits of `image` (on the oriented blocks: `(B_i, ε)` is point `2i + ε`) but the
-    /// second of each flipped pair; `None` when none is dropped.
-    ///
-    /// Complexity: `O(b)` for `b` blocks.
-    fn without_flipped_copies(image: &PermGroup) -> Option<Kept> {
-        let degree = image.degree();
-        let mut orbit_of = vec![usize::MAX; degree];
-        for (i, orbit) in image.orbits_ref().iter().enumerate() {
-            for &x in orbit {
-                orbit_of[x as usize] = i;
-            }
-        }
-        // A point no generator moves is an orbit of its own.
-        let orbit_of = |x: u32| match orbit_of[x as usize] {
-            usize::MAX => (usize::MAX / 2) + x as usize,
-            i => i,
-        };
-        let points: Vec<u32> = (0..degree as u32)
-            .filter(|&x| orbit_of(x) <= orbit_of(x ^ 1))
-            .collect();
-        if points.len() == degree {
-            return None;
-        }
-        let mut slot = vec![u32::MAX; degree];
-        for (i, &x) in points.iter().enumerate() {
-            slot[x as usize] = i as u32;
-        }
-        Some(Kept { points, slot })
-    }
-
-    /// `p` on the kept oriented blocks, `None` when it maps one of them to one dropped.
-    ///
-    /// Complexity: `O(k)` for `k` kept.
-    fn restrict(&self, p: &Perm) -> Option<Perm> {
-        let images = self
-            .points
-            .iter()
-            .map(|&x| match self.slot[p.image(x) as usize] {
-                u32::MAX => None,
-                y => Some(y),
-            })
-            .collect::<Option<Vec<u32>>>()?;
-        Perm::from_images(images, "an orientation").ok()
-    }
 }
