@@ -58,7 +58,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::actions::{Action, ChosenAction, OrbitBlocks, choose_actions, image_group};
 use super::elementary_abelian::Inserted;
-use super::group_words::{GroupWords, WordEffort};
+use super::group_words::{GroupWords, WordEffort, chain_limits};
 use super::isolated_powers::{IsolatingSearch, isolated_power_seeds};
 use super::kernel_candidates::{KernelCandidates, Seed};
 use super::kernel_series::KernelSeriesWords;
@@ -270,7 +270,7 @@ impl ActionKernelWords {
         limit_name: &'static str,
     ) -> Result<Option<ActionKernelWords>, SolveError> {
         let generators = group.generators();
-        let limits = limits_left(budget_bytes, generators_bytes(group));
+        let limits = chain_limits(budget_bytes.saturating_sub(generators_bytes(group)));
         // An intransitive group acts on one orbit with a kernel that acts on the others as they
         // are, or on every orbit's blocks at once with a kernel in the product of the blocks'
         // symmetric groups. When every orbit has blocks the second kernel is the smaller
@@ -465,7 +465,7 @@ impl ActionKernelWords {
         let Some((action, parts)) = blocks else {
             return Ok(None);
         };
-        let limits = limits_left(budget_bytes, generators_bytes(group));
+        let limits = chain_limits(budget_bytes.saturating_sub(generators_bytes(group)));
         let image = image_group(&action, group.generators(), ctx, &limits)?;
         ActionKernelWords::through(
             group,
@@ -1035,16 +1035,6 @@ fn generators_bytes(group: &PermGroup) -> u64 {
     8 * group.degree() as u64 * (group.generators().len() as u64 + 2)
 }
 
-/// Limits for the image's chain: what `held` leaves of the budget.
-fn limits_left(budget_bytes: u64, held: u64) -> Limits {
-    let left = budget_bytes.saturating_sub(held);
-    Limits {
-        max_group_chain_bytes: left,
-        max_job_memory: left,
-        ..Limits::default()
-    }
-}
-
 /// The order of `p` on `orbit` (a union of its cycles): the lcm of those cycles' lengths, or
 /// `None` beyond `u64`. O(d).
 fn order_on(p: &Perm, orbit: &[u32]) -> Option<u64> {
@@ -1112,7 +1102,7 @@ fn short_words(k: u32, letters: usize, most: usize, orders: &GeneratorOrders) ->
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::collections::HashSet;
 
     use rand::seq::SliceRandom;
@@ -1130,7 +1120,7 @@ mod tests {
     }
 
     /// The word's images, one letter at a time (independent of `Word::evaluate`).
-    fn multiply_out(w: &Word, gens: &[Perm], d: usize) -> Vec<u32> {
+    pub(in crate::group::words) fn multiply_out(w: &Word, gens: &[Perm], d: usize) -> Vec<u32> {
         let mut images: Vec<u32> = (0..d as u32).collect();
         for l in w.letters() {
             let step = if l.exponent > 0 {

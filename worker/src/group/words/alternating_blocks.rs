@@ -43,14 +43,13 @@
 
 use super::giant::GiantWords;
 use super::giant_product::{in_writing_order, word_in_writing_order};
-use super::group_words::{GroupWords, WordEffort};
+use super::group_words::{GroupWords, WordEffort, chain_limits};
 use super::word::{GeneratorOrders, LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::alternating_blocks::{AlternatingBlocks, recognise_alternating_blocks};
 use crate::group::minimal_blocks::minimal_blocks;
 use crate::group::{Perm, PermGroup};
-use crate::limits::Limits;
 
 /// Seed of the recognition's random elements (the words never depend on it).
 const SEED: u64 = 0x0a17_b10c;
@@ -137,11 +136,7 @@ impl AlternatingBlocksWords {
         }
         let images = std::mem::take(&mut blocks.orientations);
         let left = budget_bytes - held;
-        let limits = Limits {
-            max_group_chain_bytes: left,
-            max_job_memory: left,
-            ..Limits::default()
-        };
+        let limits = chain_limits(left);
         let image_group = match PermGroup::new(images[0].degree(), images, ctx, &limits) {
             Err(SolveError::LimitExceeded { .. }) => {
                 return Err(over_budget(

@@ -57,6 +57,16 @@ pub const GIANT_WORDS_FROM_DEGREE: usize = 24;
 /// the tables of such groups did not fill within minutes (base 50, BENCHMARKS.md).
 pub const ACTION_WORDS_FROM_BASE: usize = 24;
 
+/// The limits of a group's chain built for words within `bytes`: its chain and the job's memory
+/// both bounded by them (the other limits as by default).
+pub(super) fn chain_limits(bytes: u64) -> Limits {
+    Limits {
+        max_group_chain_bytes: bytes,
+        max_job_memory: bytes,
+        ..Limits::default()
+    }
+}
+
 /// Words for every element of a permutation group: [`GroupWords::word_of`] gives a word for a
 /// member and `None` for anything else. Every word is exact (the methods are Las Vegas: random
 /// only in their running time).
@@ -145,12 +155,7 @@ impl GroupWords {
     ) -> Result<GroupWords, SolveError> {
         if let Some(copies) = OrbitCopies::of(group, ctx)? {
             let left = budget_bytes.saturating_sub(copies.bytes());
-            let limits = Limits {
-                max_group_chain_bytes: left,
-                max_job_memory: left,
-                ..Limits::default()
-            };
-            let restricted = copies.restricted_group(group, ctx, &limits)?;
+            let restricted = copies.restricted_group(group, ctx, &chain_limits(left))?;
             let words = GroupWords::new(
                 &restricted,
                 effort,

@@ -170,6 +170,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    use super::super::action_kernel::tests::multiply_out;
     use super::super::group_words::{GroupWords, WordEffort};
     use super::super::kernel_series::tests::closure_of;
     use super::*;
@@ -279,19 +280,7 @@ mod tests {
         let all = closure_of(gens, d);
         for x in &all {
             let w = words.word_of(x).expect("a member has a word");
-            let mut images: Vec<u32> = (0..d as u32).collect();
-            for l in w.letters() {
-                let g = &gens[l.generator as usize];
-                let step = if l.exponent > 0 {
-                    g.clone()
-                } else {
-                    g.inverse()
-                };
-                for _ in 0..l.exponent.unsigned_abs() {
-                    images.iter_mut().for_each(|y| *y = step.image(*y));
-                }
-            }
-            assert_eq!(images, x.images());
+            assert_eq!(multiply_out(&w, gens, d), x.images());
         }
         let members: HashSet<&[u32]> = all.iter().map(Perm::images).collect();
         for _ in 0..50 {

@@ -14,12 +14,11 @@
 //! Reference: Seress, *Permutation Group Algorithms* (2003), §5.1 (orbits, restrictions to them);
 //! the factorisation within a factor as in [`GroupWords`].
 
-use super::group_words::{GroupWords, WordEffort};
+use super::group_words::{GroupWords, WordEffort, chain_limits};
 use super::word::{GeneratorOrders, LetterBudget, Word};
 use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::{Perm, PermGroup};
-use crate::limits::Limits;
 
 /// One factor: an orbit, the generators that move it, and the words of the group they generate
 /// on it.
@@ -147,12 +146,7 @@ impl OrbitProductWords {
                 .collect::<Result<Vec<Perm>, SolveError>>()?;
             held = held.saturating_add(orbit.len() as u64 * 4);
             let left = budget_bytes.saturating_sub(held);
-            let limits = Limits {
-                max_group_chain_bytes: left,
-                max_job_memory: left,
-                ..Limits::default()
-            };
-            let factor_group = PermGroup::new(orbit.len(), generators, ctx, &limits)?;
+            let factor_group = PermGroup::new(orbit.len(), generators, ctx, &chain_limits(left))?;
             let words = GroupWords::new(
                 &factor_group,
                 effort,
