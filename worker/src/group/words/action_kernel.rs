@@ -287,17 +287,10 @@ impl ActionKernelWords {
         // declines (orbits that are copies of each other have a diagonal as the second kernel).
         // Last, where the first writes a kernel's part in that part's own elements and the
         // words kept are over the default cap, the first's orbit on its points and every other
-        // orbit's blocks (see `OrbitBlocks::of`).
-        let blocks = OrbitBlocks::of(group, generators, None, ctx)?;
-        let blocks_first = blocks.as_ref().is_some_and(|b| b.every_orbit);
-        let mut blocks = blocks.map(|b| b.action);
-        // The points that action takes by blocks: the mixed action below is another one only
-        // where the orbit it keeps on its points is among them.
-        let mut points_in_blocks: Vec<u32> = blocks
-            .as_ref()
-            .map(|(_, parts)| parts.concat())
-            .unwrap_or_default();
-        points_in_blocks.sort_unstable();
+        // orbit's blocks (see `OrbitBlocks::action`).
+        let orbit_blocks = OrbitBlocks::of(group, generators, ctx)?;
+        let blocks_first = orbit_blocks.as_ref().is_some_and(|b| b.every_orbit());
+        let mut blocks = orbit_blocks.as_ref().and_then(|b| b.action(None));
         if blocks_first
             && let Some(words) = ActionKernelWords::through_blocks(
                 group,
@@ -361,7 +354,7 @@ impl ActionKernelWords {
         };
         // Where the first writes a part of its kernel in the part's own elements (a wreath
         // orbit beyond a table) and the words kept are over the default cap, through its
-        // orbit's points and the other orbits' blocks (see `OrbitBlocks::of`); on a primitive
+        // orbit's points and the other orbits' blocks (see `OrbitBlocks::action`); on a primitive
         // orbit's points that is the action on every orbit's blocks, not tried twice.
         let Some(on_points) = on_points else {
             return Ok(Some(kept));
@@ -370,9 +363,9 @@ impl ActionKernelWords {
         if !kept.writes_longer_than(cap, ctx)? {
             return Ok(Some(kept));
         }
-        let mixed = OrbitBlocks::of(group, generators, Some(on_points), ctx)?
-            .map(|b| b.action)
-            .filter(|_| !blocks_tried || points_in_blocks.binary_search(&on_points).is_ok());
+        let mixed = orbit_blocks
+            .filter(|b| !blocks_tried || b.has_blocks(on_points))
+            .and_then(|b| b.action(Some(on_points)));
         let kept = kept.or_through_blocks(
             group,
             mixed,
@@ -503,15 +496,8 @@ impl ActionKernelWords {
             .cloned()
             .collect();
         let mut held = generators_bytes(group).saturating_add(action.bytes());
-        let image = GroupWords::new(
-            &image_group,
-            effort,
-            ctx,
-            budget_bytes
-                .saturating_sub(held)
-                .saturating_sub(image_group.chain_bytes()),
-            limit_name,
-        )?;
+        let left = budget_bytes.saturating_sub(held);
+        let image = GroupWords::beside_chain(&image_group, effort, ctx, left, limit_name)?;
         drop(image_group);
         held = held.saturating_add(image.bytes());
         let mut words = ActionKernelWords {
@@ -1468,10 +1454,11 @@ pub(super) mod tests {
             if !first.kernel.writes_parts_in_elements() {
                 continue; // the second orbit's group in the kernel within a table
             }
-            let on_points = OrbitBlocks::of(&group, &gens, Some(0), &ctx)
+            let on_points = OrbitBlocks::of(&group, &gens, &ctx)
                 .unwrap()
-                .expect("the second orbit has blocks")
-                .action;
+                .expect("two orbits")
+                .action(Some(0))
+                .expect("the second orbit has blocks");
             let words = ActionKernelWords::through_blocks(
                 &group,
                 Some(on_points),

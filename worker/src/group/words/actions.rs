@@ -255,21 +255,65 @@ pub(super) fn choose_actions(
         .collect())
 }
 
-/// The blocks of every orbit of an intransitive group (see [`OrbitBlocks::of`]).
-pub(super) struct OrbitBlocks {
-    /// The action on the blocks, and its kernel's parts: the blocks of two or more points.
-    pub(super) action: (Action, Vec<Vec<u32>>),
-    /// Whether every orbit is taken by blocks of two or more points (none is primitive, and
-    /// none was asked to be on its points).
-    pub(super) every_orbit: bool,
+/// The minimal blocks of every orbit of an intransitive group, searched once for the actions
+/// on them ([`OrbitBlocks::action`]).
+pub(super) struct OrbitBlocks<'g> {
+    degree: usize,
+    /// Each orbit of two or more points, with its minimal blocks (`None`: primitive, or beyond
+    /// [`MAX_BLOCK_SEARCH_POINTS`]).
+    orbits: Vec<(&'g [u32], Option<Vec<u32>>)>,
 }
 
-impl OrbitBlocks {
-    /// For an intransitive group, its action on the blocks of all its orbits at once: a system
-    /// of minimal blocks on each imprimitive orbit, the points themselves on the others and on
-    /// the orbit that holds the point `on_points`, if one is given. The kernel maps every block
-    /// onto itself. `None` when the group is transitive or no orbit is taken by its blocks (the
-    /// action would be faithful).
+impl<'g> OrbitBlocks<'g> {
+    /// The minimal blocks of each orbit of `group`; `None` when it is transitive.
+    ///
+    /// Complexity: `O(n² k)` per orbit of `n` points.
+    pub(super) fn of(
+        group: &'g PermGroup,
+        generators: &[Perm],
+        ctx: &SolveContext,
+    ) -> Result<Option<OrbitBlocks<'g>>, SolveError> {
+        let degree = group.degree();
+        let orbits: Vec<&[u32]> = group
+            .orbits_ref()
+            .iter()
+            .filter(|o| o.len() > 1)
+            .map(|o| o.as_slice())
+            .collect();
+        if orbits.len() < 2 {
+            return Ok(None);
+        }
+        let orbits = orbits
+            .into_iter()
+            .map(|orbit| {
+                let blocks = if orbit.len() <= MAX_BLOCK_SEARCH_POINTS {
+                    minimal_blocks(degree, orbit, generators, ctx)?
+                } else {
+                    None
+                };
+                Ok((orbit, blocks))
+            })
+            .collect::<Result<_, SolveError>>()?;
+        Ok(Some(OrbitBlocks { degree, orbits }))
+    }
+
+    /// Whether every orbit has blocks of two or more points (none is primitive).
+    pub(super) fn every_orbit(&self) -> bool {
+        self.orbits.iter().all(|(_, blocks)| blocks.is_some())
+    }
+
+    /// Whether the orbit of `x` has blocks of two or more points.
+    pub(super) fn has_blocks(&self, x: u32) -> bool {
+        self.orbits
+            .iter()
+            .any(|(orbit, blocks)| blocks.is_some() && orbit.contains(&x))
+    }
+
+    /// The action on the blocks of all the orbits at once: the minimal blocks on each
+    /// imprimitive orbit, the points themselves on the others and on the orbit that holds the
+    /// point `on_points`, if one is given; with its kernel's parts, the blocks of two or more
+    /// points (the kernel maps each onto itself). `None` when no orbit is taken by its blocks
+    /// (the action would be faithful).
     ///
     /// Why one orbit on its points: through one orbit the kernel's parts are the other orbits,
     /// and a part whose group is beyond a table gets words in its own elements, each a long
@@ -277,33 +321,17 @@ impl OrbitBlocks {
     /// last: 6,636 letters of elements of 4,968 letters each); on that orbit's points and the
     /// others' blocks, the kernel is the product over those blocks, of small groups.
     ///
-    /// Complexity: the minimal blocks, `O(n² k)` per orbit of `n` points.
-    pub(super) fn of(
-        group: &PermGroup,
-        generators: &[Perm],
-        on_points: Option<u32>,
-        ctx: &SolveContext,
-    ) -> Result<Option<OrbitBlocks>, SolveError> {
-        let degree = group.degree();
-        let orbits: Vec<&Vec<u32>> = group.orbits_ref().iter().filter(|o| o.len() > 1).collect();
-        if orbits.len() < 2 {
-            return Ok(None);
-        }
-        let mut block_of = vec![NONE; degree];
+    /// Complexity: `O(d)`.
+    pub(super) fn action(&self, on_points: Option<u32>) -> Option<(Action, Vec<Vec<u32>>)> {
+        let mut block_of = vec![NONE; self.degree];
         let mut representatives: Vec<u32> = Vec::new();
         let mut parts: Vec<Vec<u32>> = Vec::new();
-        let mut every_orbit = true;
-        for orbit in orbits {
-            let blocks = if on_points.is_some_and(|x| orbit.contains(&x)) {
-                None
-            } else if orbit.len() <= MAX_BLOCK_SEARCH_POINTS {
-                minimal_blocks(degree, orbit, generators, ctx)?
-            } else {
-                None
-            };
+        for (orbit, blocks) in &self.orbits {
             let first = representatives.len() as u32;
+            let blocks = blocks
+                .as_ref()
+                .filter(|_| !on_points.is_some_and(|x| orbit.contains(&x)));
             let Some(blocks) = blocks else {
-                every_orbit = false;
                 for (i, &x) in orbit.iter().enumerate() {
                     block_of[x as usize] = first + i as u32;
                     representatives.push(x);
@@ -311,7 +339,7 @@ impl OrbitBlocks {
                 continue;
             };
             let first_part = parts.len();
-            for (&x, &b) in orbit.iter().zip(&blocks) {
+            for (&x, &b) in orbit.iter().zip(blocks) {
                 block_of[x as usize] = first + b;
                 if (first + b) as usize == representatives.len() {
                     representatives.push(x);
@@ -321,17 +349,14 @@ impl OrbitBlocks {
             }
         }
         if parts.is_empty() {
-            return Ok(None);
+            return None;
         }
         parts.iter_mut().for_each(|p| p.sort_unstable());
         let action = Action::Blocks {
             block_of,
             representatives,
         };
-        Ok(Some(OrbitBlocks {
-            action: (action, parts),
-            every_orbit,
-        }))
+        Some((action, parts))
     }
 }
 

@@ -151,13 +151,7 @@ impl AlternatingBlocksWords {
         if blocks.group_order(&image_group.order()) != group.order() {
             return Ok(None);
         }
-        let image = GroupWords::new(
-            &image_group,
-            effort,
-            ctx,
-            left.saturating_sub(image_group.chain_bytes()),
-            limit_name,
-        )?;
+        let image = GroupWords::beside_chain(&image_group, effort, ctx, left, limit_name)?;
         drop(image_group);
         held = held.saturating_add(image.bytes());
         let (_, bottom, bottom_bytes) = in_writing_order(

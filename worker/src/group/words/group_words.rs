@@ -156,13 +156,7 @@ impl GroupWords {
         if let Some(copies) = OrbitCopies::of(group, ctx)? {
             let left = budget_bytes.saturating_sub(copies.bytes());
             let restricted = copies.restricted_group(group, ctx, &chain_limits(left))?;
-            let words = GroupWords::new(
-                &restricted,
-                effort,
-                ctx,
-                left.saturating_sub(restricted.chain_bytes()),
-                limit_name,
-            )?;
+            let words = GroupWords::beside_chain(&restricted, effort, ctx, left, limit_name)?;
             debug_assert!(
                 words.copies.is_none(),
                 "the orbits kept copy none of the others"
@@ -228,6 +222,19 @@ impl GroupWords {
             copies: None,
             method,
         })
+    }
+
+    /// [`new`](Self::new) for a group built within `budget_bytes` by the caller, whose chain
+    /// stays held while its words are built: the chain's bytes are charged first.
+    pub(super) fn beside_chain(
+        group: &PermGroup,
+        effort: WordEffort,
+        ctx: &SolveContext,
+        budget_bytes: u64,
+        limit_name: &'static str,
+    ) -> Result<GroupWords, SolveError> {
+        let left = budget_bytes.saturating_sub(group.chain_bytes());
+        GroupWords::new(group, effort, ctx, left, limit_name)
     }
 
     /// The word of `g`, or `None` when `g` is not a member (or has another degree).

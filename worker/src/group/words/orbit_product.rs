@@ -147,13 +147,7 @@ impl OrbitProductWords {
             held = held.saturating_add(orbit.len() as u64 * 4);
             let left = budget_bytes.saturating_sub(held);
             let factor_group = PermGroup::new(orbit.len(), generators, ctx, &chain_limits(left))?;
-            let words = GroupWords::new(
-                &factor_group,
-                effort,
-                ctx,
-                left.saturating_sub(factor_group.chain_bytes()),
-                limit_name,
-            )?;
+            let words = GroupWords::beside_chain(&factor_group, effort, ctx, left, limit_name)?;
             held = held.saturating_add(words.bytes());
             built.push(Factor {
                 orbit,
