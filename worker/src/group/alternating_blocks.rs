@@ -80,10 +80,16 @@ const CONJUGATORS: usize = 48;
 /// whose caller proves it by the orders).
 #[derive(Debug)]
 pub(crate) struct AlternatingBlocks {
-    /// The generators' images on the `2b` oriented blocks: `(B_i, ε)` is point `2i + ε`.
+    /// The generators' images on the oriented blocks: `(B_i, ε)` is point `first[i] + ε`
+    /// (`2i + ε` when no block has one point).
     pub(crate) orientations: Vec<Perm>,
     /// The blocks' points, each increasing (a point's number in its block is its place here).
     members: Vec<Vec<u32>>,
+    /// Each block's first oriented point: two per block, one for a block of one point (it has
+    /// no orientation to flip).
+    first: Vec<u32>,
+    /// The number of oriented blocks, `Ĝ`'s degree.
+    oriented: usize,
     /// Each point's block, [`NONE`] outside the orbit.
     block_of: Vec<u32>,
     /// Each point's number in its block.
@@ -94,12 +100,14 @@ pub(crate) struct AlternatingBlocks {
 const NONE: u32 = u32::MAX;
 
 impl AlternatingBlocks {
-    /// The blocks `members` (disjoint, each increasing, of at least [`MIN_BLOCK`] points, each
-    /// mapped onto one of them by every generator) with the `generators`' action on their
-    /// orientations; `None` when a generator does not map them so. The group contains the
+    /// The blocks `members` (disjoint, each increasing, of at least [`MIN_BLOCK`] points or of
+    /// one, each mapped onto one of them by every generator) with the `generators`' action on
+    /// their orientations; `None` when a generator does not map them so. The group contains the
     /// blocks' alternating groups exactly when its order is
     /// [`group_order`](Self::group_order) of the orientations' group's (the kernel of that
-    /// action lies in their product).
+    /// action lies in their product). A block of one point has the trivial group and no
+    /// orientation to flip, so it is one point of the orientations' group: an orbit of such
+    /// blocks is in that group on its points.
     ///
     /// Complexity: `O(d · k)` for `k` generators.
     pub(crate) fn of_blocks(
@@ -107,7 +115,10 @@ impl AlternatingBlocks {
         members: Vec<Vec<u32>>,
         generators: &[Perm],
     ) -> Option<AlternatingBlocks> {
-        if members.iter().any(|block| block.len() < MIN_BLOCK) {
+        if members
+            .iter()
+            .any(|block| block.len() != 1 && block.len() < MIN_BLOCK)
+        {
             return None;
         }
         let mut block_of = vec![NONE; degree];
@@ -118,9 +129,17 @@ impl AlternatingBlocks {
                 number[x as usize] = i as u32;
             }
         }
+        let mut first = Vec::with_capacity(members.len());
+        let mut oriented = 0u32;
+        for block in &members {
+            first.push(oriented);
+            oriented += if block.len() == 1 { 1 } else { 2 };
+        }
         let mut blocks = AlternatingBlocks {
             orientations: Vec::new(),
             members,
+            first,
+            oriented: oriented as usize,
             block_of,
             number,
         };
@@ -137,7 +156,13 @@ impl AlternatingBlocks {
     ///
     /// Complexity: `O(m)` multiplications per size of block, then `O(log b)` for each power.
     pub(crate) fn group_order(&self, orientations_order: &BigUint) -> BigUint {
-        let mut sizes: Vec<usize> = self.members.iter().map(Vec::len).collect();
+        // Blocks of one point: the trivial group.
+        let mut sizes: Vec<usize> = self
+            .members
+            .iter()
+            .map(Vec::len)
+            .filter(|&m| m >= MIN_BLOCK)
+            .collect();
         sizes.sort_unstable();
         let mut order = orientations_order.clone();
         for run in sizes.chunk_by(|a, b| a == b) {
@@ -162,9 +187,18 @@ impl AlternatingBlocks {
             return None;
         }
         let (mut induced, mut seen, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
-        let mut images = vec![0u32; 2 * self.members.len()];
+        let mut images = vec![0u32; self.oriented];
         for (i, block) in self.members.iter().enumerate() {
             let target = self.block_of[g.image(block[0]) as usize];
+            if target == NONE {
+                return None;
+            }
+            let (at, to) = (self.first[i] as usize, self.first[target as usize]);
+            if block.len() == 1 {
+                // Into a larger block: that block's point repeats, not a permutation.
+                images[at] = to;
+                continue;
+            }
             induced.clear();
             for &x in block {
                 let y = g.image(x);
@@ -177,8 +211,8 @@ impl AlternatingBlocks {
             seen.resize(block.len(), false);
             cycle_lengths_into(&induced, &mut seen, &mut lengths);
             let odd = (lengths.iter().filter(|&&l| l % 2 == 0).count() % 2) as u32;
-            images[2 * i] = 2 * target + odd;
-            images[2 * i + 1] = 2 * target + 1 - odd;
+            images[at] = to + odd;
+            images[at + 1] = to + 1 - odd;
         }
         Perm::from_images(images, "an orientation").ok()
     }

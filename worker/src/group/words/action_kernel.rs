@@ -955,7 +955,7 @@ impl ActionKernelWords {
 
     /// The member on which routes are compared: a product of [`SAMPLE_LETTERS`] random
     /// generators and inverses, the same for every route of a group.
-    fn sample_member(&self) -> Perm {
+    pub(super) fn sample_member(&self) -> Perm {
         let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 0x5a3_91e);
         self.random_member(&mut rng, SAMPLE_LETTERS).0
     }
@@ -964,7 +964,11 @@ impl ActionKernelWords {
     ///
     /// # Errors
     /// [`SolveError::Cancelled`].
-    fn writes_longer_than(&self, letters: u64, ctx: &SolveContext) -> Result<bool, SolveError> {
+    pub(super) fn writes_longer_than(
+        &self,
+        letters: u64,
+        ctx: &SolveContext,
+    ) -> Result<bool, SolveError> {
         let word = self.word_of(&self.sample_member(), LetterBudget::new(letters, ctx));
         ctx.check()?;
         Ok(word.is_err())
@@ -1124,7 +1128,7 @@ pub(super) mod tests {
     /// Writes into `images` a random element of `Sym(b) wr Sym(m)` on the points `offset ..
     /// offset + b·m` (block `i` the `b` points from `offset + b·i`), each point renamed by
     /// `relabel`.
-    fn random_wreath_element(
+    pub(in crate::group::words) fn random_wreath_element(
         (b, m): (usize, usize),
         offset: usize,
         relabel: &[u32],

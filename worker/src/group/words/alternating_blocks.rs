@@ -3,11 +3,18 @@
 //! Sym(60)` beside `Alt(5) wr Sym(50)`, each generator moving both orbits.
 //!
 //! On several orbits a primitive one counts as a single block, so `Sym(100) wr Sym(9)` beside
-//! `Sym(100)` is one too (the giant orbit's alternating group is then in the kernel).
+//! `Sym(100)` is one too (the giant orbit's alternating group is then in the kernel). An orbit
+//! whose blocks have fewer than five points declines the group, or, asked for
+//! ([`OtherOrbits::OnTheirPoints`]), is taken on its points, as is then an orbit whose own group
+//! shows no 3-cycle (its blocks' groups are not alternating): blocks of one point, each one
+//! point of `Ĝ`, so `Ĝ` holds that orbit as it is (`Sym(72)` beside
+//! `Alt(5) wr Sym(73)` beside `Alt(5) wr Sym(74)` beside `C_3 wr Sym(29)`; `AGL(1,7) wr Sym(16)`
+//! beside `Sym(149)` beside `Alt(5) wr Sym(18)` beside `D_5 wr Sym(70)`).
 //!
 //! Such a group `G` maps onto `Ĝ`, its action on the blocks' orientations (a group of degree
-//! `2b` for `b` blocks), with kernel `A = Π Alt(B_i)` (see `crate::group::alternating_blocks`,
-//! which proves the structure for a transitive group; on several orbits the order tells, as
+//! `2b` for `b` blocks, and one point more for each block of one point), with kernel `A = Π
+//! Alt(B_i)` (see `crate::group::alternating_blocks`, which proves the structure for a
+//! transitive group; on several orbits the order tells, as
 //! `|G| = |Ĝ| · Π |B_i|!/2` exactly when `A` is in `G`). A member `g` is written as `g = z · y`:
 //! `y` the product of the word `u` of `g`'s image in `Ĝ` (the images of the same generators,
 //! so `u` is a word of `G` too), and `z = g · y⁻¹`, which fixes every oriented block and so lies
@@ -55,8 +62,24 @@ use crate::group::{Perm, PermGroup};
 const SEED: u64 = 0x0a17_b10c;
 /// Fewest points of a block for a group on several orbits: smaller blocks' alternating groups
 /// are solvable, and the kernel of the action on the blocks goes down its series of signs,
-/// rotations and an elementary abelian bottom (`ActionKernelWords`), with shorter words.
+/// rotations and an elementary abelian bottom (`ActionKernelWords`), with shorter words (or
+/// `Ĝ` takes their orbits on their points, [`OtherOrbits::OnTheirPoints`]).
 const MIN_BLOCK_ON_SEVERAL_ORBITS: usize = 5;
+
+/// What becomes of an orbit of a group on several orbits whose minimal blocks have fewer than
+/// [`MIN_BLOCK_ON_SEVERAL_ORBITS`] points (or whose blocks' groups are not alternating).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OtherOrbits {
+    /// The method declines a group with small blocks (one whose blocks' groups are not
+    /// alternating its order declines).
+    Decline,
+    /// The orbit is taken on its points (blocks of one point, in the orientations' group as it
+    /// is), beside at least one orbit of larger blocks: one with small blocks, and one whose
+    /// own group, the generators restricted to it, has no 3-cycle (so its blocks' groups are
+    /// not alternating, [`recognise_alternating_blocks`]). The method declines a group with no
+    /// such orbit (it would be the same as with [`OtherOrbits::Decline`]).
+    OnTheirPoints,
+}
 
 /// Words through the blocks' orientations and their alternating groups (see the module
 /// documentation).
@@ -78,8 +101,8 @@ impl AlternatingBlocksWords {
     /// Builds the words for `group`, or returns `Ok(None)` when it does not contain the
     /// alternating groups of its minimal blocks (then another method applies): on one orbit as
     /// recognised by a 3-cycle, on several (each with minimal blocks of at least
-    /// [`MIN_BLOCK_ON_SEVERAL_ORBITS`] points, a primitive orbit being one block) as its order
-    /// tells.
+    /// [`MIN_BLOCK_ON_SEVERAL_ORBITS`] points, a primitive orbit being one block; the orbits of
+    /// smaller blocks as `other_orbits` says) as its order tells.
     ///
     /// # Arguments
     /// As [`GroupWords::new`]: `Ĝ`'s chain and words and the giants' share `budget_bytes`.
@@ -92,6 +115,7 @@ impl AlternatingBlocksWords {
     /// See the module documentation.
     pub(super) fn new(
         group: &PermGroup,
+        other_orbits: OtherOrbits,
         effort: WordEffort,
         ctx: &SolveContext,
         budget_bytes: u64,
@@ -115,7 +139,7 @@ impl AlternatingBlocksWords {
                 (blocks, by_orbit)
             })
         } else {
-            blocks_of_orbits(degree, &moved, &generators, ctx)?
+            blocks_of_orbits(degree, &moved, &generators, other_orbits, ctx)?
         };
         let Some((mut blocks, by_orbit)) = found else {
             return Ok(None);
@@ -214,51 +238,207 @@ impl AlternatingBlocksWords {
 }
 
 /// The blocks with their orientations' action, and the blocks again grouped by orbit (each
-/// orbit's blocks, for [`in_writing_order`]).
+/// orbit's blocks, for [`in_writing_order`]; the orbits on their points left out).
 type BlocksByOrbit = (AlternatingBlocks, Vec<Vec<Vec<u32>>>);
 
 /// The minimal blocks of each of `orbits` (each increasing; a primitive orbit is one block),
-/// grouped by orbit, with the generators' action on all their orientations; `None` when an
-/// orbit's blocks have fewer than [`MIN_BLOCK_ON_SEVERAL_ORBITS`] points or every orbit is
-/// primitive. Whether the group contains their alternating groups is for its order to tell.
+/// grouped by orbit, with the generators' action on all their orientations; the orbits whose
+/// blocks have fewer than [`MIN_BLOCK_ON_SEVERAL_ORBITS`] points or whose blocks' groups are
+/// not alternating as `other_orbits` says ([`OtherOrbits`]; on their points: blocks of one
+/// point, in the orientations' group as they are). `None` when no orbit short of primitive is
+/// left to its blocks. Whether the group contains their alternating groups is for its order to
+/// tell.
+///
+/// Why other orbits on their points: their blocks' groups are not written by 3-cycles, and the
+/// orientations' group writes them as a group of its own (solvable blocks down its series of
+/// signs, rotations and an elementary abelian bottom), while the larger blocks beside them
+/// still get the 3-cycles (`Sym(72)` beside `Alt(5) wr Sym(73)` beside `Alt(5) wr Sym(74)`
+/// beside `C_3 wr Sym(29)`: through the action on one orbit, words over 10 million letters,
+/// the giants' parts written in long kernel elements).
 ///
 /// # Errors
 /// [`SolveError::Cancelled`].
 ///
 /// # Complexity
-/// `O(n² · k)` for each orbit's minimal blocks (`n` its points, `k` generators), then `O(d · k)`.
+/// `O(n² · k)` for each orbit's minimal blocks (`n` its points, `k` generators), then `O(d · k)`;
+/// with [`OtherOrbits::OnTheirPoints`] also the recognition of each imprimitive orbit's own
+/// group ([`holds_alternating_blocks`]).
 fn blocks_of_orbits(
     degree: usize,
     orbits: &[Vec<u32>],
     generators: &[Perm],
+    other_orbits: OtherOrbits,
     ctx: &SolveContext,
 ) -> Result<Option<BlocksByOrbit>, SolveError> {
     let mut by_orbit = Vec::with_capacity(orbits.len());
-    let mut primitive = 0;
+    let mut on_points: Vec<Vec<u32>> = Vec::new();
+    let mut imprimitive = 0;
     for orbit in orbits {
         // A primitive orbit is one block: its alternating group in the group makes it a giant
         // there, written by the same 3-cycles (`Sym(100) wr Sym(9)` beside `Sym(100)`).
-        let local = minimal_blocks(degree, orbit, generators, ctx)?.unwrap_or_else(|| {
-            primitive += 1;
-            vec![0; orbit.len()]
-        });
-        let count = local.iter().max().map_or(0, |&b| b as usize + 1);
+        let local = minimal_blocks(degree, orbit, generators, ctx)?;
+        let count = local
+            .as_ref()
+            .map_or(1, |l| l.iter().max().map_or(0, |&b| b as usize + 1));
+        // On its points, asked for: blocks too small, or, where that is the question, blocks
+        // whose groups are not alternating (the orbit's own group has no 3-cycle).
+        let other = orbit.len() / count < MIN_BLOCK_ON_SEVERAL_ORBITS
+            || (other_orbits == OtherOrbits::OnTheirPoints
+                && local.is_some()
+                && !holds_alternating_blocks(orbit, generators, ctx)?);
+        if other {
+            if other_orbits == OtherOrbits::Decline {
+                return Ok(None);
+            }
+            on_points.extend(orbit.iter().map(|&x| vec![x]));
+            continue;
+        }
         let mut blocks: Vec<Vec<u32>> = vec![Vec::new(); count];
-        for (&x, &b) in orbit.iter().zip(&local) {
+        for (i, &x) in orbit.iter().enumerate() {
+            let b = local.as_ref().map_or(0, |l| l[i]);
             blocks[b as usize].push(x); // increasing: the orbit is
         }
-        if orbit.len() / count < MIN_BLOCK_ON_SEVERAL_ORBITS {
-            return Ok(None);
-        }
+        imprimitive += usize::from(local.is_some());
         by_orbit.push(blocks);
     }
-    if primitive == orbits.len() {
+    if imprimitive == 0 || (other_orbits == OtherOrbits::OnTheirPoints && on_points.is_empty()) {
         // A product of giants, if anything: its own method, or below `GIANT_WORDS_FROM_DEGREE`
-        // moved points Minkwitz's tables, write it shorter.
+        // moved points Minkwitz's tables, write it shorter; or no block of that many points;
+        // or, with no orbit on its points, the blocks as `OtherOrbits::Decline` took them.
         return Ok(None);
     }
-    Ok(
-        AlternatingBlocks::of_blocks(degree, by_orbit.concat(), generators)
-            .map(|blocks| (blocks, by_orbit)),
-    )
+    let mut members = by_orbit.concat();
+    members.append(&mut on_points);
+    Ok(AlternatingBlocks::of_blocks(degree, members, generators).map(|blocks| (blocks, by_orbit)))
+}
+
+/// Whether the group's action on `orbit` (increasing) is proven to contain the alternating
+/// groups of its minimal blocks ([`recognise_alternating_blocks`] on the generators restricted
+/// to the orbit: a 3-cycle found at random; `false` may also mean none turned up).
+///
+/// # Errors
+/// [`SolveError::Cancelled`].
+///
+/// # Complexity
+/// As [`recognise_alternating_blocks`] at degree `|orbit|`, plus `O(|orbit| · k)`.
+fn holds_alternating_blocks(
+    orbit: &[u32],
+    generators: &[Perm],
+    ctx: &SolveContext,
+) -> Result<bool, SolveError> {
+    let local = |x: u32| orbit.binary_search(&x).expect("the orbit is invariant") as u32;
+    let restricted = generators
+        .iter()
+        .map(|g| Perm::from_images(orbit.iter().map(|&x| local(g.image(x))).collect(), "test"))
+        .collect::<Result<Vec<Perm>, SolveError>>()?;
+    let points: Vec<u32> = (0..orbit.len() as u32).collect();
+    Ok(recognise_alternating_blocks(orbit.len(), &points, &restricted, SEED, ctx)?.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::seq::{IndexedRandom, SliceRandom};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::super::action_kernel::tests::{multiply_out, random_wreath_element};
+    use super::*;
+    use crate::limits::Limits;
+
+    /// Writes into `images` a random element of `D_5 wr Sym(m)` on the points `offset ..
+    /// offset + 5·m` (block `i` the five from `offset + 5·i`, `D_5` as `x ↦ ±x + c` mod 5), each
+    /// point renamed by `relabel`.
+    fn random_dihedral_wreath_element(
+        m: usize,
+        offset: usize,
+        relabel: &[u32],
+        images: &mut [u32],
+        rng: &mut ChaCha8Rng,
+    ) {
+        let mut blocks: Vec<usize> = (0..m).collect();
+        blocks.shuffle(rng);
+        for (i, &to) in blocks.iter().enumerate() {
+            let (sign, shift) = (rng.random_range(0..2usize), rng.random_range(0..5usize));
+            for x in 0..5 {
+                let y = (if sign == 0 { x } else { 5 - x } + shift) % 5;
+                images[relabel[offset + 5 * i + x] as usize] = relabel[offset + 5 * to + y];
+            }
+        }
+    }
+
+    /// Random groups on two or three orbits, each of 2 or 3 random elements of a product of
+    /// wreath products (relabelled), `Sym(b) wr Sym(m)` with `b` five or six on one orbit, and
+    /// on the others `Sym(b) wr Sym(m)` with `b` two to four or `D_5 wr Sym(m)`, whose blocks'
+    /// groups are not alternating: declined as they are ([`OtherOrbits::Decline`]); with the
+    /// other orbits on their points the method applies where the group's order says it holds
+    /// the larger blocks' alternating groups (most of them), and then random members (products
+    /// of 30 random generators) get words that multiply out to them, and random elements of the
+    /// product of wreath products get one exactly when the group's stabiliser chain (the
+    /// oracle) says they are members.
+    #[test]
+    fn other_orbits_on_their_points_beside_larger_blocks() {
+        // `(b, m)`; `b = 0` for `D_5 wr Sym(m)`.
+        let shapes: [&[(usize, usize)]; 5] = [
+            &[(5, 4), (3, 5)],
+            &[(6, 3), (4, 4)],
+            &[(2, 6), (5, 3), (3, 3)],
+            &[(5, 3), (0, 4)],
+            &[(6, 2), (0, 3), (2, 5)],
+        ];
+        let mut rng = ChaCha8Rng::seed_from_u64(0x5a11_b10c);
+        let ctx = SolveContext::detached();
+        let (mut applied, mut strangers) = (0, 0);
+        for round in 0..30 {
+            let shape = shapes[round % shapes.len()];
+            let points = |(b, m): (usize, usize)| if b == 0 { 5 * m } else { b * m };
+            let d: usize = shape.iter().map(|&s| points(s)).sum();
+            let mut relabel: Vec<u32> = (0..d as u32).collect();
+            relabel.shuffle(&mut rng);
+            let element = |rng: &mut ChaCha8Rng| {
+                let mut images = vec![0u32; d];
+                let mut offset = 0;
+                for &(b, m) in shape {
+                    if b == 0 {
+                        random_dihedral_wreath_element(m, offset, &relabel, &mut images, rng);
+                    } else {
+                        random_wreath_element((b, m), offset, &relabel, &mut images, rng);
+                    }
+                    offset += points((b, m));
+                }
+                Perm::from_images(images, "test").unwrap()
+            };
+            let count = rng.random_range(2..=3);
+            let gens: Vec<Perm> = (0..count).map(|_| element(&mut rng)).collect();
+            let group = PermGroup::new(d, gens.clone(), &ctx, &Limits::default()).unwrap();
+            let build = |small| {
+                AlternatingBlocksWords::new(&group, small, WordEffort(1), &ctx, 1 << 28, "test")
+                    .unwrap()
+            };
+            assert!(build(OtherOrbits::Decline).is_none(), "round {round}");
+            let Some(words) = build(OtherOrbits::OnTheirPoints) else {
+                continue;
+            };
+            applied += 1;
+            let budget = || LetterBudget::letters(u64::MAX);
+            for _ in 0..10 {
+                let mut x = Perm::identity(d);
+                for _ in 0..30 {
+                    x = x.compose(gens.choose(&mut rng).unwrap());
+                }
+                let w = words.word_of(&x, budget()).unwrap().expect("a member");
+                assert_eq!(multiply_out(&w, &gens, d), x.images(), "round {round}");
+            }
+            for _ in 0..10 {
+                let x = element(&mut rng);
+                let w = words.word_of(&x, budget()).unwrap();
+                assert_eq!(w.is_some(), group.contains(&x), "round {round}");
+                if let Some(w) = w {
+                    assert_eq!(multiply_out(&w, &gens, d), x.images(), "round {round}");
+                }
+                strangers += usize::from(!group.contains(&x));
+            }
+        }
+        assert!(applied >= 20, "{applied} of 30");
+        assert!(strangers >= 10, "{strangers} non-members");
+    }
 }
