@@ -964,14 +964,23 @@ impl ActionKernelWords {
     ///
     /// # Errors
     /// [`SolveError::Cancelled`].
-    pub(super) fn writes_longer_than(
+    fn writes_longer_than(&self, letters: u64, ctx: &SolveContext) -> Result<bool, SolveError> {
+        Ok(self.sample_letters(letters, ctx)?.is_none())
+    }
+
+    /// The letters of [`sample_member`](Self::sample_member)'s word, `None` when more than
+    /// `within`.
+    ///
+    /// # Errors
+    /// [`SolveError::Cancelled`].
+    pub(super) fn sample_letters(
         &self,
-        letters: u64,
+        within: u64,
         ctx: &SolveContext,
-    ) -> Result<bool, SolveError> {
-        let word = self.word_of(&self.sample_member(), LetterBudget::new(letters, ctx));
+    ) -> Result<Option<u64>, SolveError> {
+        let word = self.word_of(&self.sample_member(), LetterBudget::new(within, ctx));
         ctx.check()?;
-        Ok(word.is_err())
+        Ok(word.ok().flatten().map(|w| w.len()))
     }
 
     /// A product of `letters` random generators and inverses, with its word.
@@ -1125,9 +1134,28 @@ pub(super) mod tests {
         images
     }
 
-    /// Writes into `images` a random element of `Sym(b) wr Sym(m)` on the points `offset ..
-    /// offset + b·m` (block `i` the `b` points from `offset + b·i`), each point renamed by
+    /// Writes into `images` a random element of `H wr Sym(m)` on the points `offset .. offset +
+    /// b·m` (block `i` the `b` points from `offset + b·i`): the blocks shuffled, and inside each
+    /// the permutation of `0..b` that `inside` draws (an element of `H`); each point renamed by
     /// `relabel`.
+    pub(in crate::group::words) fn random_wreath_element_of(
+        (b, m): (usize, usize),
+        offset: usize,
+        relabel: &[u32],
+        images: &mut [u32],
+        rng: &mut ChaCha8Rng,
+        mut inside: impl FnMut(&mut ChaCha8Rng) -> Vec<usize>,
+    ) {
+        let mut blocks: Vec<usize> = (0..m).collect();
+        blocks.shuffle(rng);
+        for (i, &to) in blocks.iter().enumerate() {
+            for (x, y) in inside(rng).into_iter().enumerate() {
+                images[relabel[offset + b * i + x] as usize] = relabel[offset + b * to + y];
+            }
+        }
+    }
+
+    /// [`random_wreath_element_of`] `Sym(b) wr Sym(m)`.
     pub(in crate::group::words) fn random_wreath_element(
         (b, m): (usize, usize),
         offset: usize,
@@ -1135,15 +1163,11 @@ pub(super) mod tests {
         images: &mut [u32],
         rng: &mut ChaCha8Rng,
     ) {
-        let mut blocks: Vec<usize> = (0..m).collect();
-        blocks.shuffle(rng);
-        for (i, &to) in blocks.iter().enumerate() {
+        random_wreath_element_of((b, m), offset, relabel, images, rng, |rng| {
             let mut inside: Vec<usize> = (0..b).collect();
             inside.shuffle(rng);
-            for (x, &y) in inside.iter().enumerate() {
-                images[relabel[offset + b * i + x] as usize] = relabel[offset + b * to + y];
-            }
-        }
+            inside
+        });
     }
 
     /// 20 random members (products of 40 random generators and inverses) get words that
@@ -1376,14 +1400,11 @@ pub(super) mod tests {
         let gens: Vec<Perm> = (0..3)
             .map(|_| {
                 let mut images = vec![0u32; d];
-                let mut blocks: Vec<usize> = (0..m1).collect();
-                blocks.shuffle(&mut rng);
-                for (i, &to) in blocks.iter().enumerate() {
+                // `AGL(1,7) wr Sym(m1)`: `x ↦ a·x + c` mod 7 in each block.
+                random_wreath_element_of((7, m1), 0, &relabel, &mut images, &mut rng, |rng| {
                     let (a, c) = (rng.random_range(1..7usize), rng.random_range(0..7usize));
-                    for x in 0..7 {
-                        images[relabel[7 * i + x] as usize] = relabel[7 * to + (a * x + c) % 7];
-                    }
-                }
+                    (0..7).map(|x| (a * x + c) % 7).collect()
+                });
                 random_wreath_element((9, m2), 7 * m1, &relabel, &mut images, &mut rng);
                 Perm::from_images(images, "test").unwrap()
             })

@@ -134,6 +134,9 @@ impl AlternatingBlocksWords {
         let degree = group.degree();
         let generators = group.generators().to_vec();
         let found = if let [orbit] = moved.as_slice() {
+            if other_orbits == OtherOrbits::OnTheirPoints {
+                return Ok(None); // one orbit, no other: as declined before
+            }
             recognise_alternating_blocks(degree, orbit, &generators, SEED, ctx)?.map(|blocks| {
                 let by_orbit = vec![blocks.blocks().to_vec()];
                 (blocks, by_orbit)
@@ -341,30 +344,11 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    use super::super::action_kernel::tests::{multiply_out, random_wreath_element};
+    use super::super::action_kernel::tests::{
+        multiply_out, random_wreath_element, random_wreath_element_of,
+    };
     use super::*;
     use crate::limits::Limits;
-
-    /// Writes into `images` a random element of `D_5 wr Sym(m)` on the points `offset ..
-    /// offset + 5·m` (block `i` the five from `offset + 5·i`, `D_5` as `x ↦ ±x + c` mod 5), each
-    /// point renamed by `relabel`.
-    fn random_dihedral_wreath_element(
-        m: usize,
-        offset: usize,
-        relabel: &[u32],
-        images: &mut [u32],
-        rng: &mut ChaCha8Rng,
-    ) {
-        let mut blocks: Vec<usize> = (0..m).collect();
-        blocks.shuffle(rng);
-        for (i, &to) in blocks.iter().enumerate() {
-            let (sign, shift) = (rng.random_range(0..2usize), rng.random_range(0..5usize));
-            for x in 0..5 {
-                let y = (if sign == 0 { x } else { 5 - x } + shift) % 5;
-                images[relabel[offset + 5 * i + x] as usize] = relabel[offset + 5 * to + y];
-            }
-        }
-    }
 
     /// Random groups on two or three orbits, each of 2 or 3 random elements of a product of
     /// wreath products (relabelled), `Sym(b) wr Sym(m)` with `b` five or six on one orbit, and
@@ -399,7 +383,19 @@ mod tests {
                 let mut offset = 0;
                 for &(b, m) in shape {
                     if b == 0 {
-                        random_dihedral_wreath_element(m, offset, &relabel, &mut images, rng);
+                        // `D_5` as `x ↦ ±x + c` mod 5.
+                        random_wreath_element_of(
+                            (5, m),
+                            offset,
+                            &relabel,
+                            &mut images,
+                            rng,
+                            |rng| {
+                                let (sign, shift) =
+                                    (rng.random_range(0..2), rng.random_range(0..5));
+                                (0..5).map(|x| ([x, 5 - x][sign] + shift) % 5).collect()
+                            },
+                        );
                     } else {
                         random_wreath_element((b, m), offset, &relabel, &mut images, rng);
                     }

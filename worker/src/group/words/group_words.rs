@@ -7,8 +7,8 @@
 //! generators move several orbits at once, and through an action on one orbit or on blocks
 //! ([`ActionKernelWords`]) for other groups with a long base, whose kernel is elementary abelian;
 //! through the blocks' orientations ([`AlternatingBlocksWords`]) for groups that contain their
-//! blocks' alternating groups, and for those where some orbits' blocks are small, if the action's
-//! words are over the default cap (`through_actions`).
+//! blocks' alternating groups, and, with the orbits of other blocks on their points, where
+//! that writes shorter than an action's long words (`through_actions`).
 //! Orbits that copy others ([`OrbitCopies`]) are left out first: each of these methods writes
 //! the group restricted to the orbits kept.
 
@@ -331,20 +331,27 @@ impl GroupWords {
     }
 }
 
-/// Words through an action and its kernel ([`ActionKernelWords`]); where those write a member
-/// over the default `max_word_letters`, or there are none, the blocks' orientations with the
-/// other orbits on their points ([`OtherOrbits::OnTheirPoints`]: orbits of small blocks, or of
-/// blocks whose groups are not alternating) when the group has that shape and they write it
-/// within the cap; Minkwitz's tables when neither applies.
+/// Letters of the action's word for its sample member from which the blocks' orientations with
+/// the other orbits on their points are built too and compared (see [`through_actions`]): below
+/// it the second set-up would cost more than the words could gain (the words bench's
+/// `sweep_2004_12`, 541,407 letters a word, is the shortest that gained: 248,515).
+const COMPARED_FROM_LETTERS: u64 = 100_000;
+
+/// Words through an action and its kernel ([`ActionKernelWords`]); where those write their
+/// sample member in more than [`COMPARED_FROM_LETTERS`] letters (or over the default
+/// `max_word_letters`, or there are none), also the blocks' orientations with the other orbits
+/// on their points ([`OtherOrbits::OnTheirPoints`]: orbits of small blocks, or of blocks whose
+/// groups are not alternating) when the group has that shape, kept when they write the same
+/// member shorter and within the cap; Minkwitz's tables when neither applies.
 ///
-/// Why only then: the orientations' group holds the other orbits whole, and where the action's
+/// Why compare: the orientations' group holds the other orbits whole, and where the action's
 /// kernel takes them down its series it writes shorter (`Sym(4) wr Sym(20)` beside `Sym(8) wr
 /// Sym(12)`: 21,159 to 23,177 letters a word, against 28,820 to 32,871; the words bench's
 /// `sweep_2003_8`, about 0.2 million against 0.56 million), but where it writes the larger
-/// blocks in long kernel elements the 3-cycles are far shorter (`Sym(72)` beside `Alt(5) wr
-/// Sym(73)` beside `Alt(5) wr Sym(74)` beside `C_3 wr Sym(29)`: over 10 million letters against
-/// about 6.3 million; `AGL(1,7) wr Sym(16)` beside `Sym(149)` beside `Alt(5) wr Sym(18)` beside
-/// `D_5 wr Sym(70)`: 1.6 million). Both are built then, so the set-up is the two together.
+/// blocks or giant orbits in long kernel elements the 3-cycles are far shorter (`sweep_2004_7`,
+/// three wreath orbits: 5.7 million letters against 0.38 million; `Sym(72)` beside `Alt(5) wr
+/// Sym(73)` beside `Alt(5) wr Sym(74)` beside `C_3 wr Sym(29)`: over 10 million against about 6.3
+/// million). Both are built then, so the set-up is the two together.
 ///
 /// # Errors
 /// As [`GroupWords::new`].
@@ -357,11 +364,12 @@ fn through_actions(
 ) -> Result<Method, SolveError> {
     let cap = Limits::default().max_word_letters;
     let through_action = ActionKernelWords::new(group, effort, ctx, budget_bytes, limit_name)?;
-    let over_cap = match &through_action {
-        Some(words) => words.writes_longer_than(cap, ctx)?,
-        None => true,
+    // The action's sample member's letters, `None` over the cap.
+    let letters = match &through_action {
+        Some(words) => words.sample_letters(cap, ctx)?,
+        None => None,
     };
-    if over_cap {
+    if letters.is_none_or(|l| l > COMPARED_FROM_LETTERS) {
         let left = budget_bytes.saturating_sub(through_action.as_ref().map_or(0, |w| w.bytes()));
         let others_on_points = match AlternatingBlocksWords::new(
             group,
@@ -375,17 +383,18 @@ fn through_actions(
             built => built?,
         };
         if let Some(words) = others_on_points {
-            // Kept where the action's words are none, or its sample member's word is within
-            // the cap here.
-            let within = through_action.as_ref().is_none_or(|action| {
+            // Kept where the action's words are none, or its sample member's word is shorter
+            // here, and within the cap.
+            let shorter = through_action.as_ref().is_none_or(|action| {
+                let within = letters.map_or(cap, |l| l - 1);
                 let sample = action.sample_member();
                 matches!(
-                    words.word_of(&sample, LetterBudget::new(cap, ctx)),
+                    words.word_of(&sample, LetterBudget::new(within, ctx)),
                     Ok(Some(_))
                 )
             });
             ctx.check()?;
-            if within {
+            if shorter {
                 return Ok(Method::AlternatingBlocks(Box::new(words)));
             }
         }
