@@ -190,12 +190,11 @@ impl AlternatingBlocks {
         let mut images = vec![0u32; self.oriented];
         for (i, block) in self.members.iter().enumerate() {
             let target = self.block_of[g.image(block[0]) as usize];
-            if target == NONE {
+            if target == NONE || self.members[target as usize].len() != block.len() {
                 return None;
             }
             let (at, to) = (self.first[i] as usize, self.first[target as usize]);
             if block.len() == 1 {
-                // Into a larger block: that block's point repeats, not a permutation.
                 images[at] = to;
                 continue;
             }

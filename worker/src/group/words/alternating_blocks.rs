@@ -70,14 +70,15 @@ const MIN_BLOCK_ON_SEVERAL_ORBITS: usize = 5;
 /// [`MIN_BLOCK_ON_SEVERAL_ORBITS`] points (or whose blocks' groups are not alternating).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum OtherOrbits {
-    /// The method declines a group with small blocks (one whose blocks' groups are not
+    /// The method declines a group with small blocks (a group whose blocks' groups are not
     /// alternating its order declines).
     Decline,
-    /// The orbit is taken on its points (blocks of one point, in the orientations' group as it
-    /// is), beside at least one orbit of larger blocks: one with small blocks, and one whose
-    /// own group, the generators restricted to it, has no 3-cycle (so its blocks' groups are
-    /// not alternating, [`recognise_alternating_blocks`]). The method declines a group with no
-    /// such orbit (it would be the same as with [`OtherOrbits::Decline`]).
+    /// Such an orbit is taken on its points (blocks of one point, in the orientations' group as
+    /// it is), beside at least one orbit of larger blocks: an orbit with small blocks, and one
+    /// whose own group, the generators restricted to it, shows no 3-cycle
+    /// ([`recognise_alternating_blocks`]; its blocks' groups are then not alternating, or none
+    /// turned up, and either way the orbit on its points is right). The method declines a group
+    /// with no such orbit (it would be the same as with [`OtherOrbits::Decline`]).
     OnTheirPoints,
 }
 
@@ -332,7 +333,10 @@ fn holds_alternating_blocks(
     let local = |x: u32| orbit.binary_search(&x).expect("the orbit is invariant") as u32;
     let restricted = generators
         .iter()
-        .map(|g| Perm::from_images(orbit.iter().map(|&x| local(g.image(x))).collect(), "test"))
+        .map(|g| {
+            let images = orbit.iter().map(|&x| local(g.image(x))).collect();
+            Perm::from_images(images, "a generator on its orbit")
+        })
         .collect::<Result<Vec<Perm>, SolveError>>()?;
     let points: Vec<u32> = (0..orbit.len() as u32).collect();
     Ok(recognise_alternating_blocks(orbit.len(), &points, &restricted, SEED, ctx)?.is_some())
