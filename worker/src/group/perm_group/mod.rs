@@ -20,7 +20,6 @@ mod support;
 pub(crate) use giant_product::{IntransitiveGenerators, link_classes};
 pub(crate) use sizes::order_bits_bound;
 pub use sizes::{chain_budget, check_group_sizes, perm_group_memory_estimate};
-#[cfg(test)]
 pub(crate) use support::restrictions_to_orbit;
 
 use super::alternating_blocks::recognise_alternating_blocks;

@@ -56,6 +56,7 @@ use crate::context::SolveContext;
 use crate::error::SolveError;
 use crate::group::alternating_blocks::{AlternatingBlocks, recognise_alternating_blocks};
 use crate::group::minimal_blocks::minimal_blocks;
+use crate::group::perm_group::restrictions_to_orbit;
 use crate::group::{Perm, PermGroup};
 
 /// Seed of the recognition's random elements (the words never depend on it).
@@ -330,14 +331,8 @@ fn holds_alternating_blocks(
     generators: &[Perm],
     ctx: &SolveContext,
 ) -> Result<bool, SolveError> {
-    let local = |x: u32| orbit.binary_search(&x).expect("the orbit is invariant") as u32;
-    let restricted = generators
-        .iter()
-        .map(|g| {
-            let images = orbit.iter().map(|&x| local(g.image(x))).collect();
-            Perm::from_images(images, "a generator on its orbit")
-        })
-        .collect::<Result<Vec<Perm>, SolveError>>()?;
+    let mut local = vec![0u32; generators[0].degree()];
+    let restricted = restrictions_to_orbit(orbit, generators, &mut local);
     let points: Vec<u32> = (0..orbit.len() as u32).collect();
     Ok(recognise_alternating_blocks(orbit.len(), &points, &restricted, SEED, ctx)?.is_some())
 }
