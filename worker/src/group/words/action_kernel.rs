@@ -78,6 +78,9 @@ const SHORT_WORD_LETTERS: usize = 3;
 const SHORT_WORDS: usize = 512;
 /// Longest power `t^o` of a short word taken as a kernel element.
 const MAX_POWER_LETTERS: u64 = 1 << 16;
+/// Conjugates of an image's element of small order by short words made into kernel seeds (see
+/// [`ActionKernelWords::seeds`]).
+const SMALL_ORDER_CONJUGATES: usize = 16;
 /// Words tried per unit of [`WordEffort`] in the search for powers of short words that move
 /// one part only ([`isolating_search`]), the default effort's count at the least: at the
 /// default 24,000 (with three generators every word of up to six letters, 23,436: on
@@ -701,10 +704,11 @@ impl ActionKernelWords {
     }
 
     /// The kernel elements to start from ([`Seed`]), made from short words: their powers that
-    /// kill the image, commutators of powers each trivial on one orbit of the image (when it
-    /// has two to [`MAX_COMMUTATOR_ORBITS`]), and powers of somewhat longer words that move one
-    /// part only ([`isolated_power_seeds`]); shortest first. Made once: every search of the
-    /// kernel starts from them.
+    /// kill the image, conjugates of the image's own elements of small order (a giant image's
+    /// 3-cycle) times the inverse of their image's words, commutators of powers each trivial on
+    /// one orbit of the image (when it has two to [`MAX_COMMUTATOR_ORBITS`]), and powers of
+    /// somewhat longer words that move one part only ([`isolated_power_seeds`]); shortest
+    /// first. Made once: every search of the kernel starts from them.
     fn seeds(
         &self,
         image_orbits: &[Vec<u32>],
@@ -734,6 +738,36 @@ impl ActionKernelWords {
                     {
                         powers.push((o * t.len(), index, o));
                     }
+                }
+            }
+        }
+        // Conjugates `e^s` of the image's own elements of small order (a giant image's
+        // 3-cycle, some thousands of letters) by short words, each times the inverse of its
+        // image's word (which writes that 3-cycle as one conjugate of `e`): where a short word's
+        // image has an order that is a product of cycle lengths, too large for its power to be
+        // a seed in a giant image of high degree, the kernel's elements were random words times
+        // their image's words, as long as a member's image word (`Sym(4) wr Sym(248)` from two
+        // random elements: its orientations' kernel `C_2^247` spanned by words of 167,456
+        // letters, 20 million letters a member). `e` itself may flip every block, so that its
+        // power is central and its commutators with disjoint conjugates trivial; the two
+        // conjugates of `e` with one image differ only on the 3-cycle's blocks.
+        let budget = LetterBudget::new(MAX_POWER_LETTERS, ctx);
+        for e in self.image.small_order_words() {
+            for s in shorts.iter().rev().take(SMALL_ORDER_CONJUGATES) {
+                ctx.check()?;
+                let mut w = Word::identity();
+                w.append_conjugate(e, s, &self.orders);
+                let t = w.evaluate(&self.generators, degree);
+                let image = self.action.image(&t).expect("a member acts");
+                let Ok(Some(u)) = self.image.word_within(&image, budget) else {
+                    continue;
+                };
+                let Ok(x) = u.taken_off(&t, &self.generators, &self.inverses, budget) else {
+                    continue;
+                };
+                w.append_inverse(&u, &self.orders);
+                if !x.is_identity() && w.len() <= MAX_POWER_LETTERS {
+                    seeds.push(Seed::element_of(x, w));
                 }
             }
         }
@@ -1293,6 +1327,65 @@ pub(super) mod tests {
             applied >= 290,
             "the method applied to {applied} groups only"
         );
+    }
+
+    /// Two random elements of `Sym(2) wr Sym(200)`, relabelled: the image on the blocks is a
+    /// giant of high degree, whose short words' images have orders too large for their powers
+    /// to be seeds; the kernel is spanned from conjugates of the image's 3-cycle (each times
+    /// its image's word), so its elements are a tenth of one member's image word or less
+    /// (random words times their image's words, as before, are about as long). Members'
+    /// words multiply out to them, and random elements of the whole wreath product get a word
+    /// exactly when the group's stabiliser chain says they are members.
+    #[test]
+    fn a_giant_image_spans_the_kernel_from_conjugates_of_its_three_cycle() {
+        let mut rng = ChaCha8Rng::seed_from_u64(79);
+        let ctx = SolveContext::detached();
+        let (b, m) = (2, 200);
+        let d = b * m;
+        let mut relabel: Vec<u32> = (0..d as u32).collect();
+        relabel.shuffle(&mut rng);
+        let wreath_element = |rng: &mut ChaCha8Rng| {
+            let mut images = vec![0u32; d];
+            random_wreath_element((b, m), 0, &relabel, &mut images, rng);
+            Perm::from_images(images, "test").unwrap()
+        };
+        let gens: Vec<Perm> = (0..2).map(|_| wreath_element(&mut rng)).collect();
+        let group = PermGroup::new(d, gens.clone(), &ctx, &Limits::default()).unwrap();
+        let words = ActionKernelWords::new(&group, WordEffort::default(), &ctx, 1 << 30, "test")
+            .unwrap()
+            .expect("the method applies");
+        let longest_kernel_element = (0..words.kernel.found_len())
+            .map(|i| words.kernel.found(i).1.len())
+            .max()
+            .expect("a kernel");
+        let sample_image = words.action.image(&words.sample_member()).unwrap();
+        let image_word = words.image.word_of(&sample_image).unwrap().len();
+        assert!(
+            10 * longest_kernel_element < image_word,
+            "kernel elements up to {longest_kernel_element} letters, an image word {image_word}"
+        );
+        for _ in 0..3 {
+            let (x, _) = words.random_member(&mut rng, 40);
+            let w = words
+                .word_of(&x, LetterBudget::letters(u64::MAX))
+                .unwrap()
+                .expect("a member has a word");
+            assert_eq!(multiply_out(&w, &gens, d), x.images());
+        }
+        let mut strangers = 0;
+        for _ in 0..10 {
+            let x = wreath_element(&mut rng);
+            let member = group.contains(&x);
+            strangers += usize::from(!member);
+            assert_eq!(
+                words
+                    .word_of(&x, LetterBudget::letters(u64::MAX))
+                    .unwrap()
+                    .is_some(),
+                member
+            );
+        }
+        assert!(strangers > 0, "no element outside the group was tried");
     }
 
     /// Random subgroups of a product of two wreath products on separate orbits (`Sym(2) wr

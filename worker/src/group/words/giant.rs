@@ -665,6 +665,12 @@ impl GiantWords {
         self.base_word.len()
     }
 
+    /// The base element's word: a 3-cycle of the moved points (or of the blocks' points), and
+    /// even on the points it may move beside them.
+    pub(crate) fn base_word(&self) -> &Word {
+        &self.base_word
+    }
+
     /// The word of `g`, `Ok(None)` when `g` is not a member, `Err(letters)` as soon as the word
     /// would be longer than `budget` allows.
     pub(crate) fn word_of(&self, g: &Perm, budget: LetterBudget<'_>) -> Result<Option<Word>, u64> {

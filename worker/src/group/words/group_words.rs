@@ -329,6 +329,20 @@ impl GroupWords {
             Method::AlternatingBlocks(words) => words.entry_lengths(),
         }
     }
+
+    /// Words of elements of small order that the structure holds, for an action's kernel to
+    /// start from (their powers kill the image in few letters): the giants' base elements, a
+    /// 3-cycle each. None for the other methods.
+    pub(super) fn small_order_words(&self) -> Vec<&Word> {
+        match &self.method {
+            Method::Giant(giant) => vec![giant.base_word()],
+            Method::GiantProduct(product) => product.base_words().collect(),
+            Method::Minkwitz(_)
+            | Method::OrbitProduct(_)
+            | Method::ActionKernel(_)
+            | Method::AlternatingBlocks(_) => Vec::new(),
+        }
+    }
 }
 
 /// Letters of the action's word for its sample member from which the blocks' orientations with

@@ -5,7 +5,8 @@
 //! Four sources, merged by length:
 //! - seeds made from short words `t`: the powers `t^o` (`o` the order of `t`'s image under the
 //!   action) and, when the image has several orbits, commutators of powers that act trivially
-//!   on different orbits of the image (see [`Seed`]);
+//!   on different orbits of the image (see [`Seed`]), and elements the caller made with their
+//!   words (a giant image's 3-cycle conjugated, times the inverse of its image's word);
 //! - the conjugates of every element kept by every generator (two letters longer: `K` and each
 //!   term of its series are normal);
 //! - the `p`-th power of every element kept in a layer of the series over `GF(p)` (it lies one
@@ -34,7 +35,8 @@ use super::word::{GeneratorOrders, Word};
 use crate::group::Perm;
 
 /// A kernel element made from short words: the iterated commutator `[…[[a_1, a_2], a_3]…, a_k]`
-/// of powers `a_i = t_i^{o_i}`, or the power `a_1` itself when there is one factor.
+/// of powers `a_i = t_i^{o_i}`, or the power `a_1` itself when there is one factor; or an
+/// element the caller made, with its word.
 ///
 /// Why commutators: when the image of the action has orbits `Ω_1, …, Ω_k`, let `N_i` be the
 /// (normal) subgroup acting trivially on `Ω_i`. A power `t^o` of a short word lies in the kernel
@@ -46,7 +48,16 @@ use crate::group::Perm;
 #[derive(Debug, Clone)]
 pub(super) struct Seed {
     letters: u64,
-    factors: Vec<(Word, u64)>,
+    made: Made,
+}
+
+/// How a [`Seed`]'s element is made.
+#[derive(Debug, Clone)]
+enum Made {
+    /// When it is taken: the iterated commutator of these powers `t^o`.
+    Commutator(Vec<(Word, u64)>),
+    /// Already: the element and its word.
+    Element(Perm, Word),
 }
 
 impl Seed {
@@ -64,7 +75,18 @@ impl Seed {
                     .saturating_mul(2)
             },
         );
-        Seed { letters, factors }
+        Seed {
+            letters,
+            made: Made::Commutator(factors),
+        }
+    }
+
+    /// A kernel element made by the caller, with its word.
+    pub(super) fn element_of(perm: Perm, word: Word) -> Seed {
+        Seed {
+            letters: word.len(),
+            made: Made::Element(perm, word),
+        }
     }
 
     /// Its letters before free reduction.
@@ -79,25 +101,31 @@ impl Seed {
 
     /// The word alone: `[c, a]` is written `c⁻¹ a⁻¹ c a`, as [`Perm::commutator`] multiplies.
     fn word(&self, orders: &GeneratorOrders) -> Word {
+        let factors = match &self.made {
+            Made::Commutator(factors) => factors,
+            Made::Element(_, word) => return word.clone(),
+        };
         let power = |(t, o): &(Word, u64)| {
             let mut w = Word::identity();
             w.append_power(t, *o as i64, orders);
             w
         };
-        self.factors[1..]
-            .iter()
-            .fold(power(&self.factors[0]), |c, factor| {
-                let mut w = Word::identity();
-                w.append_commutator(&c, &power(factor), orders);
-                w
-            })
+        factors[1..].iter().fold(power(&factors[0]), |c, factor| {
+            let mut w = Word::identity();
+            w.append_commutator(&c, &power(factor), orders);
+            w
+        })
     }
 
     /// The element alone, its word not written.
     pub(super) fn perm(&self, generators: &[Perm]) -> Perm {
-        self.factors[1..]
+        let factors = match &self.made {
+            Made::Commutator(factors) => factors,
+            Made::Element(perm, _) => return perm.clone(),
+        };
+        factors[1..]
             .iter()
-            .fold(Seed::power_of(&self.factors[0], generators), |c, factor| {
+            .fold(Seed::power_of(&factors[0], generators), |c, factor| {
                 c.commutator(&Seed::power_of(factor, generators))
             })
     }
