@@ -240,12 +240,12 @@ impl GiantProductWords {
         self.bytes
     }
 
-    /// The orbits' base elements' mean and largest word length, for benchmarks.
     /// Each orbit's base element's word ([`GiantWords::base_word`]).
     pub(super) fn base_words(&self) -> impl Iterator<Item = &Word> {
         self.words.iter().map(GiantWords::base_word)
     }
 
+    /// The orbits' base elements' mean and largest word length, for benchmarks.
     pub(super) fn entry_lengths(&self) -> (f64, u64) {
         let lengths: Vec<u64> = self.words.iter().map(GiantWords::base_len).collect();
         let mean = lengths.iter().sum::<u64>() as f64 / lengths.len().max(1) as f64;

@@ -330,9 +330,9 @@ impl GroupWords {
         }
     }
 
-    /// Words of elements of small order that the structure holds, for an action's kernel to
-    /// start from (their powers kill the image in few letters): the giants' base elements, a
-    /// 3-cycle each. None for the other methods.
+    /// Words of elements of small order that the structure holds, for the kernel of an action
+    /// whose image these words write to start from (see `ActionKernelWords::seeds`): the
+    /// giants' base elements, a 3-cycle each. None for the other methods.
     pub(super) fn small_order_words(&self) -> Vec<&Word> {
         match &self.method {
             Method::Giant(giant) => vec![giant.base_word()],
