@@ -213,8 +213,11 @@ impl GroupWords {
             {
                 Method::AlternatingBlocks(Box::new(words))
             }
-            _ if group.base().len() >= ACTION_WORDS_FROM_BASE => {
-                through_actions(group, effort, ctx, budget_bytes, limit_name)?
+            _ if group.base().len() >= ACTION_WORDS_FROM_BASE
+                && let Some(method) =
+                    through_actions(group, effort, ctx, budget_bytes, limit_name)? =>
+            {
+                method
             }
             _ => Method::Minkwitz(MinkwitzTables::new(
                 group,
@@ -356,7 +359,7 @@ const COMPARED_FROM_LETTERS: u64 = 100_000;
 /// `max_word_letters`, or there are none), also the blocks' orientations with the other orbits
 /// on their points ([`OtherOrbits::OnTheirPoints`]: orbits of small blocks, or of blocks whose
 /// groups are not alternating) when the group has that shape, kept when they write the same
-/// member shorter and within the cap; Minkwitz's tables when neither applies.
+/// member shorter and within the cap; `None` when neither applies (the caller's tables then).
 ///
 /// Why compare: the orientations' group holds the other orbits whole, and where the action's
 /// kernel takes them down its series it writes shorter (`Sym(4) wr Sym(20)` beside `Sym(8) wr
@@ -375,7 +378,7 @@ fn through_actions(
     ctx: &SolveContext,
     budget_bytes: u64,
     limit_name: &'static str,
-) -> Result<Method, SolveError> {
+) -> Result<Option<Method>, SolveError> {
     let cap = Limits::default().max_word_letters;
     let through_action = ActionKernelWords::new(group, effort, ctx, budget_bytes, limit_name)?;
     // The action's sample member's letters, `None` over the cap.
@@ -409,18 +412,9 @@ fn through_actions(
             });
             ctx.check()?;
             if shorter {
-                return Ok(Method::AlternatingBlocks(Box::new(words)));
+                return Ok(Some(Method::AlternatingBlocks(Box::new(words))));
             }
         }
     }
-    Ok(match through_action {
-        Some(words) => Method::ActionKernel(Box::new(words)),
-        None => Method::Minkwitz(MinkwitzTables::new(
-            group,
-            effort,
-            ctx,
-            budget_bytes,
-            limit_name,
-        )?),
-    })
+    Ok(through_action.map(|words| Method::ActionKernel(Box::new(words))))
 }
